@@ -1,0 +1,312 @@
+// Package ndjson frames JSON-RPC 2.0 messages as newline-delimited JSON, the
+// framing of the MCP stdio transport.
+//
+// [Codec] implements jsonrpc2.ObjectCodec. It is written around one fact of
+// sourcegraph/jsonrpc2: any error returned by ReadObject closes the whole
+// connection. So ReadObject returns only I/O errors; everything else a peer
+// may write on its stdout (banners, log lines, JSON that is not a JSON-RPC
+// message, batches) is skipped and reported to the logger, rate-limited.
+package ndjson
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+)
+
+// DefaultMaxMessageSize is the largest line a Codec accepts when its
+// MaxMessageSize is zero.
+const DefaultMaxMessageSize = 64 << 20
+
+// CodeMessageTooLarge is the JSON-RPC error code of the response the Codec
+// synthesises for a response that exceeded the maximum size. Its data is
+// {"messageTooLarge": {"size": N, "max": M}}; see [TooLarge].
+const CodeMessageTooLarge = -32099
+
+// keepBuf is the largest line buffer kept between reads; a larger one (a
+// huge message) is released once decoded.
+const keepBuf = 1 << 20
+
+// TooLargeError reports a message longer than the configured maximum.
+type TooLargeError struct {
+	Size int64 // bytes in the line, without its newline
+	Max  int   // the configured maximum
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("mcp: message of %d bytes exceeds the maximum of %d bytes (raise MaxMessageSize)", e.Size, e.Max)
+}
+
+// Codec reads and writes newline-delimited JSON-RPC messages. A Codec keeps
+// per-stream state (a line buffer and a log limiter): use one per stream.
+// ReadObject must not be called concurrently with itself; WriteObject may be.
+type Codec struct {
+	// MaxMessageSize bounds one message in bytes; 0 means
+	// DefaultMaxMessageSize. A response past it becomes a synthesised error
+	// response for its id (code CodeMessageTooLarge) when the id can be
+	// found in its first or last bytes; other oversized lines are skipped.
+	MaxMessageSize int
+
+	// Logger receives skipped lines (at Warn, rate-limited). Nil discards.
+	Logger *slog.Logger
+
+	buf     []byte
+	limiter limiter
+}
+
+// WriteObject implements jsonrpc2.ObjectCodec: one JSON value, one '\n'.
+func (c *Codec) WriteObject(w io.Writer, obj any) error {
+	b, err := Append(nil, obj)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Append appends the encoding of obj and a newline to dst.
+func Append(dst []byte, obj any) ([]byte, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return dst, err
+	}
+	if bytes.IndexByte(b, '\n') >= 0 { // json.Marshal escapes newlines in strings; a raw message may not
+		b = compactLine(b)
+	}
+	dst = append(dst, b...)
+	return append(dst, '\n'), nil
+}
+
+func compactLine(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return bytes.ReplaceAll(b, []byte{'\n'}, []byte{' '})
+	}
+	return out.Bytes()
+}
+
+// ReadObject implements jsonrpc2.ObjectCodec. It decodes the next JSON-RPC
+// message into v (a pointer), skipping lines that are not one. It returns
+// only the reader's errors; io.EOF after the last message.
+func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
+	for {
+		line, size, tooLarge, err := c.readLine(r)
+		if err != nil {
+			return err
+		}
+		if tooLarge {
+			if resp := c.tooLargeResponse(line, size); resp != nil {
+				line = resp
+			} else {
+				c.skip("message too large, no id found", size, nil)
+				continue
+			}
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			reason := "not a JSON object"
+			if line[0] == '[' {
+				reason = "batch (not supported)"
+			}
+			c.skip(reason, int64(len(line)), line)
+			continue
+		}
+		if err := decodeFresh(line, v); err != nil {
+			c.skip("not a JSON-RPC message: "+err.Error(), int64(len(line)), line)
+			continue
+		}
+		if cap(c.buf) > keepBuf {
+			c.buf = nil
+		}
+		return nil
+	}
+}
+
+// decodeFresh decodes line into a new value of v's type and stores it in v
+// only on success, so a failed decode never leaves v half filled.
+func decodeFresh(line []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("ndjson: ReadObject needs a non-nil pointer, got %T", v)
+	}
+	fresh := reflect.New(rv.Type().Elem())
+	if err := json.Unmarshal(line, fresh.Interface()); err != nil {
+		return err
+	}
+	rv.Elem().Set(fresh.Elem())
+	return nil
+}
+
+// readLine returns the next line without its newline. The slice is valid
+// until the next call. A line longer than the maximum is consumed whole;
+// then tooLarge is set, line holds its first and last bytes (joined) and size
+// its full length.
+func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge bool, err error) {
+	max := c.MaxMessageSize
+	if max <= 0 {
+		max = DefaultMaxMessageSize
+	}
+	c.buf = c.buf[:0]
+	var tail []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		complete := err == nil
+		if complete {
+			frag = frag[:len(frag)-1]
+		}
+		size += int64(len(frag))
+		switch {
+		case tooLarge:
+			tail = keepTail(tail, frag)
+		case size > int64(max):
+			tooLarge = true
+			room := min(headKeep, max) - len(c.buf)
+			if room > 0 {
+				c.buf = append(c.buf, frag[:min(room, len(frag))]...)
+			}
+			c.buf = c.buf[:min(len(c.buf), headKeep)]
+			tail = keepTail(tail, frag)
+		case complete && len(c.buf) == 0:
+			return frag, size, false, nil // zero-copy: the line fits in r's buffer
+		default:
+			c.buf = append(c.buf, frag...)
+		}
+		switch {
+		case complete:
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && size > 0:
+			// A final line without a newline; the next call reports EOF.
+		default:
+			return nil, 0, false, err
+		}
+		if tooLarge {
+			joined := append(c.buf, ' ')
+			joined = append(joined, tail...)
+			c.buf = nil
+			return joined, size, true, nil
+		}
+		return c.buf, size, false, nil
+	}
+}
+
+const (
+	headKeep = 4096
+	tailKeep = 512
+)
+
+func keepTail(tail, frag []byte) []byte {
+	if len(frag) >= tailKeep {
+		return append(tail[:0], frag[len(frag)-tailKeep:]...)
+	}
+	tail = append(tail, frag...)
+	if len(tail) > tailKeep {
+		tail = append(tail[:0], tail[len(tail)-tailKeep:]...)
+	}
+	return tail
+}
+
+// tooLargeResponse builds the error response standing for an oversized
+// response whose id is found in its head or tail. It returns nil for an
+// oversized request or notification, or when no id is found.
+func (c *Codec) tooLargeResponse(headTail []byte, size int64) []byte {
+	head := headTail[:min(len(headTail), headKeep)]
+	id, isResponse := findID(headTail)
+	if !isResponse || topLevel(head, "method") != nil {
+		return nil
+	}
+	max := c.MaxMessageSize
+	if max <= 0 {
+		max = DefaultMaxMessageSize
+	}
+	c.skip("message too large, replaced by an error response", size, nil)
+	msg := (&TooLargeError{Size: size, Max: max}).Error()
+	out, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error": map[string]any{
+			"code":    CodeMessageTooLarge,
+			"message": msg,
+			"data":    map[string]any{"messageTooLarge": map[string]any{"size": size, "max": max}},
+		},
+	})
+	return out
+}
+
+// TooLarge reports whether a JSON-RPC error (its code and data) is the one a
+// Codec synthesised for an oversized response, and returns its detail.
+func TooLarge(code int64, data []byte) (*TooLargeError, bool) {
+	if code != CodeMessageTooLarge || len(data) == 0 {
+		return nil, false
+	}
+	var d struct {
+		M *struct {
+			Size int64 `json:"size"`
+			Max  int   `json:"max"`
+		} `json:"messageTooLarge"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.M == nil {
+		return nil, false
+	}
+	return &TooLargeError{Size: d.M.Size, Max: d.M.Max}, true
+}
+
+func (c *Codec) skip(reason string, size int64, line []byte) {
+	if c.Logger == nil {
+		return
+	}
+	suppressed, ok := c.limiter.allow(time.Now())
+	if !ok {
+		return
+	}
+	attrs := []any{"reason", reason, "bytes", size}
+	if line != nil {
+		attrs = append(attrs, "line", preview(line))
+	}
+	if suppressed > 0 {
+		attrs = append(attrs, "suppressed", suppressed)
+	}
+	c.Logger.Warn("mcp: skipped a line that is not a JSON-RPC message", attrs...)
+}
+
+func preview(line []byte) string {
+	const n = 200
+	if len(line) > n {
+		return string(line[:n]) + "…"
+	}
+	return string(line)
+}
+
+// limiter lets through a burst of log lines per second and counts the rest.
+type limiter struct {
+	mu         sync.Mutex
+	window     time.Time
+	n          int
+	suppressed int
+}
+
+const logBurst = 10
+
+func (l *limiter) allow(now time.Time) (suppressed int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.window) >= time.Second {
+		l.window, l.n = now, 0
+	}
+	if l.n >= logBurst {
+		l.suppressed++
+		return 0, false
+	}
+	l.n++
+	suppressed, l.suppressed = l.suppressed, 0
+	return suppressed, true
+}

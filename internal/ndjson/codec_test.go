@@ -1,0 +1,268 @@
+package ndjson
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// message is a stand-in for jsonrpc2's message type: it accepts only objects
+// with "jsonrpc":"2.0" and a method, a result or an error.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+func (m *message) UnmarshalJSON(b []byte) error {
+	type plain message
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if p.JSONRPC != "2.0" || (p.Method == "" && p.Result == nil && p.Error == nil) {
+		return errors.New("not a message")
+	}
+	*m = message(p)
+	return nil
+}
+
+func readAll(t testing.TB, c *Codec, input string) []message {
+	t.Helper()
+	r := bufio.NewReaderSize(strings.NewReader(input), 16)
+	var out []message
+	for {
+		var m message
+		err := c.ReadObject(r, &m)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		require.NoError(t, err)
+		out = append(out, m)
+	}
+}
+
+func TestReadObject(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		methods []string
+		skipped int
+	}{
+		{"plain lines are read in order", `{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n", []string{"a", "b"}, 0},
+		{"banners and log lines before and between messages are skipped", "Server v1 starting\n" + `{"jsonrpc":"2.0","method":"a"}` + "\nINFO ready\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n", []string{"a", "b"}, 2},
+		{"JSON that is not a message is skipped", `{"hello":"world"}` + "\n42\n\"str\"\nnull\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 4},
+		{"batches are skipped", `[{"jsonrpc":"2.0","method":"x"}]` + "\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 1},
+		{"CRLF line endings are accepted", `{"jsonrpc":"2.0","method":"a"}` + "\r\n" + `{"jsonrpc":"2.0","method":"b"}` + "\r\n", []string{"a", "b"}, 0},
+		{"a final line without a newline is read", `{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}`, []string{"a", "b"}, 0},
+		{"blank lines are ignored silently", "\n\n  \n" + `{"jsonrpc":"2.0","method":"a"}` + "\n\n", []string{"a"}, 0},
+		{"a line of broken JSON is skipped", `{"jsonrpc":"2.0","method":` + "\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := &logRecorder{}
+			c := &Codec{Logger: slog.New(logs)}
+			got := readAll(t, c, tt.input)
+			var methods []string
+			for _, m := range got {
+				methods = append(methods, m.Method)
+			}
+			assert.Equal(t, tt.methods, methods)
+			assert.Equal(t, tt.skipped, logs.count())
+		})
+	}
+}
+
+func TestReadObjectLongLines(t *testing.T) {
+	t.Run("a line far longer than the read buffer is read whole", func(t *testing.T) {
+		text := strings.Repeat("x", 1<<20)
+		in := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + text + `"}}` + "\n"
+		got := readAll(t, &Codec{}, in)
+		require.Len(t, got, 1)
+		assert.Len(t, got[0].Result, len(text)+len(`{"text":""}`))
+	})
+	t.Run("an oversized response with its id first becomes an error response for that id", func(t *testing.T) {
+		in := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("y", 5000) + `"}}` + "\n" + `{"jsonrpc":"2.0","method":"after"}` + "\n"
+		got := readAll(t, &Codec{MaxMessageSize: 1000}, in)
+		require.Len(t, got, 2)
+		assert.JSONEq(t, "7", string(got[0].ID))
+		var e struct {
+			Code int64           `json:"code"`
+			Data json.RawMessage `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal(got[0].Error, &e))
+		tl, ok := TooLarge(e.Code, e.Data)
+		require.True(t, ok)
+		assert.Equal(t, int64(len(in)-len(`{"jsonrpc":"2.0","method":"after"}`)-2), tl.Size)
+		assert.Equal(t, 1000, tl.Max)
+		assert.Equal(t, "after", got[1].Method, "the stream goes on after an oversized message")
+	})
+	t.Run("an oversized response with its id last is matched too", func(t *testing.T) {
+		in := `{"result":{"text":"` + strings.Repeat("z", 5000) + `"},"jsonrpc":"2.0","id":"abc"}` + "\n"
+		got := readAll(t, &Codec{MaxMessageSize: 100}, in)
+		require.Len(t, got, 1)
+		assert.JSONEq(t, `"abc"`, string(got[0].ID))
+	})
+	t.Run("an oversized request is skipped", func(t *testing.T) {
+		in := `{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"x":"` + strings.Repeat("z", 5000) + `"}}` + "\n"
+		logs := &logRecorder{}
+		got := readAll(t, &Codec{MaxMessageSize: 100, Logger: slog.New(logs)}, in)
+		assert.Empty(t, got)
+		assert.Equal(t, 1, logs.count())
+	})
+	t.Run("an oversized line without an id is skipped", func(t *testing.T) {
+		in := strings.Repeat("banner ", 1000) + "\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n"
+		got := readAll(t, &Codec{MaxMessageSize: 100}, in)
+		require.Len(t, got, 1)
+		assert.Equal(t, "a", got[0].Method)
+	})
+}
+
+func TestFindID(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"a number id first", `{"jsonrpc":"2.0","id":12,"result":{"a":"`, "12"},
+		{"a string id with an escaped quote", `{"id":"a\"b","result":`, `"a\"b"`},
+		{"a nested id is not the message id", `{"result":{"id":5,"x":"` + " " + `"},"id":9}`, "9"},
+		{"an id before jsonrpc at the end", `{"result":{"x":"` + " " + `"},"id":4,"jsonrpc":"2.0"}`, "4"},
+		{"an id inside a string is not an id", `{"result":"\"id\":3 ` + " " + `more"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, ok := findID([]byte(tt.in))
+			if tt.want == "" {
+				assert.False(t, ok)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tt.want, string(id))
+		})
+	}
+}
+
+func TestCodecWithJSONRPC2(t *testing.T) {
+	// The whole point of the codec: noise on the wire never closes a
+	// jsonrpc2.Conn, and only EOF does.
+	client, server := pipe()
+	var mu sync.Mutex
+	var got []string
+	conn := jsonrpc2.NewConn(context.Background(),
+		jsonrpc2.NewBufferedStream(client, &Codec{}),
+		jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Request) (any, error) {
+			mu.Lock()
+			got = append(got, r.Method)
+			mu.Unlock()
+			return nil, nil
+		}),
+		jsonrpc2.SetLogger(discard{}))
+	input := "banner\n" +
+		`[{"jsonrpc":"2.0","method":"batched"}]` + "\n" +
+		`{"jsonrpc":"2.0","method":"one"}` + "\r\n" +
+		`{"jsonrpc":"2.0","id":-1,"result":{}}` + "\n" + // an id jsonrpc2 cannot parse
+		`{"jsonrpc":"2.0","method":"two","result":1}` + "\n" + // both request and response
+		`{"jsonrpc":"2.0","method":"three"}`
+	_, err := io.WriteString(server, input)
+	require.NoError(t, err)
+	require.NoError(t, server.Close())
+	<-conn.DisconnectNotify()
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"one", "three"}, got)
+}
+
+type pipeEnd struct {
+	io.Reader
+	io.WriteCloser
+}
+
+func pipe() (client io.ReadWriteCloser, serverWriter io.WriteCloser) {
+	r, w := io.Pipe()
+	return pipeEnd{Reader: r, WriteCloser: nopWriteCloser{io.Discard, r}}, w
+}
+
+type nopWriteCloser struct {
+	io.Writer
+	r *io.PipeReader
+}
+
+func (n nopWriteCloser) Close() error { return n.r.Close() }
+
+type discard struct{}
+
+func (discard) Printf(string, ...any) {}
+
+func TestWriteObject(t *testing.T) {
+	var buf bytes.Buffer
+	c := &Codec{}
+	require.NoError(t, c.WriteObject(&buf, map[string]any{"text": "a\nb"}))
+	require.NoError(t, c.WriteObject(&buf, json.RawMessage("{\n\"x\": 1\n}")))
+	assert.Equal(t, `{"text":"a\nb"}`+"\n"+`{"x":1}`+"\n", buf.String())
+}
+
+// logRecorder counts the records logged.
+type logRecorder struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) Handle(context.Context, slog.Record) error {
+	l.mu.Lock()
+	l.n++
+	l.mu.Unlock()
+	return nil
+}
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+func (l *logRecorder) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
+}
+
+func FuzzReadObject(f *testing.F) {
+	seeds := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+		"banner line\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n",
+		`{"jsonrpc":"2.0","method":"a"}` + "\r\n",
+		`{"jsonrpc":"2.0","method":"no newline"}`,
+		`[{"jsonrpc":"2.0","method":"batch"}]` + "\n",
+		`{"not":"a message"}` + "\n",
+		`{"jsonrpc":"2.0","id":2,"result":{"text":"` + strings.Repeat("x", 300) + `"}}` + "\n",
+		`{"result":{"t":"` + strings.Repeat("y", 300) + `"},"jsonrpc":"2.0","id":"s"}` + "\n",
+		"\n\n\r\n",
+		`{"jsonrpc":"2.0","method":`,
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &Codec{MaxMessageSize: 256}
+		r := bufio.NewReaderSize(bytes.NewReader(data), 16)
+		lines := bytes.Count(data, []byte{'\n'}) + 1
+		for n := 0; ; n++ {
+			var m message
+			err := c.ReadObject(r, &m)
+			if err != nil {
+				require.ErrorIs(t, err, io.EOF)
+				return
+			}
+			require.Less(t, n, lines, "more messages than lines")
+			require.Equal(t, "2.0", m.JSONRPC)
+		}
+	})
+}
