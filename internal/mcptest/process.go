@@ -1,0 +1,187 @@
+package mcptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// EnvScenario names the scenario a re-executed test binary runs as a
+// server; EnvPIDFile is where a scenario that starts a grandchild writes the
+// grandchild's pid.
+const (
+	EnvScenario = "MCPTEST_SCENARIO"
+	EnvPIDFile  = "MCPTEST_PIDFILE"
+)
+
+// Main runs the scenario named by $MCPTEST_SCENARIO and exits; without it,
+// Main returns at once. Call it first in TestMain, so that the test binary
+// can serve as a child-process server:
+//
+//	func TestMain(m *testing.M) { mcptest.Main(); os.Exit(m.Run()) }
+func Main() {
+	name := os.Getenv(EnvScenario)
+	if name == "" {
+		return
+	}
+	run, ok := scenarios[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "mcptest: unknown scenario %q\n", name)
+		os.Exit(99)
+	}
+	run()
+	os.Exit(0)
+}
+
+// Command returns a command that runs this test binary as the named
+// scenario's server. env entries (KEY=value) are added to the environment.
+func Command(scenario string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), EnvScenario+"="+scenario)
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// Scenarios lists the names Command accepts.
+func Scenarios() []string {
+	var names []string
+	for n := range scenarios {
+		names = append(names, n)
+	}
+	return names
+}
+
+func serveStdio(srv *Server) { srv.Serve(os.Stdin, os.Stdout) }
+
+func sleepForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+var scenarios = map[string]func(){
+	// A well-behaved server with the default tools.
+	"basic": func() { serveStdio(&Server{}) },
+
+	// Banner and log lines on stdout before and between messages.
+	"noisy": func() {
+		fmt.Println("Starting fake server v1.0 ...")
+		fmt.Println(`{"level":"info","msg":"JSON log line, not a message"}`)
+		serveStdio(&Server{Noise: true})
+	},
+
+	// Dies before answering initialize.
+	"exit-before-init": func() {
+		fmt.Fprintln(os.Stderr, "loading config")
+		fmt.Fprintln(os.Stderr, "fatal: API_TOKEN is not set")
+		os.Exit(3)
+	},
+
+	// Crashes on tools/call "crash".
+	"crash-on-call": func() {
+		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+			"crash": func(map[string]any) any {
+				fmt.Fprintln(os.Stderr, "panic: boom")
+				os.Exit(2)
+				return nil
+			},
+			"echo": DefaultToolFuncs["echo"],
+		}})
+	},
+
+	// Ignores stdin closing and SIGTERM: only SIGKILL ends it.
+	"stubborn": func() {
+		signal.Ignore(syscall.SIGTERM)
+		serveStdio(&Server{})
+		sleepForever()
+	},
+
+	// Never answers initialize, ignores stdin closing and SIGTERM.
+	"never-init": func() {
+		signal.Ignore(syscall.SIGTERM)
+		serveStdio(&Server{Handlers: map[string]Handler{"initialize": func(*Session, *Message) {}}})
+		sleepForever()
+	},
+
+	// Starts a grandchild that inherits stdout and outlives the server.
+	// tools/call "exit" makes the server exit while the grandchild lives.
+	"grandchild": func() {
+		gc := Command("sleeper")
+		gc.Stdout = os.Stdout
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "start grandchild:", err)
+			os.Exit(1)
+		}
+		if f := os.Getenv(EnvPIDFile); f != "" {
+			os.WriteFile(f, []byte(strconv.Itoa(gc.Process.Pid)), 0o644)
+		}
+		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+			"exit": func(map[string]any) any {
+				fmt.Fprintln(os.Stderr, "exiting on request")
+				os.Exit(1)
+				return nil
+			},
+		}})
+	},
+	"sleeper": sleepForever,
+
+	// Writes 64 MiB to stderr while serving; tools/call "flood-done" answers
+	// once all of it was written (which needs the client to drain stderr).
+	"stderr-flood": func() {
+		done := make(chan struct{})
+		go func() {
+			line := strings.Repeat("e", 1023) + "\n"
+			for range 64 << 10 {
+				os.Stderr.WriteString(line)
+			}
+			close(done)
+		}()
+		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+			"flood-done": func(map[string]any) any { <-done; return TextResult("done") },
+		}})
+	},
+
+	// Answers initialize, then stops reading stdin for good.
+	"stop-reading": func() {
+		serveStdio(&Server{Handlers: map[string]Handler{
+			"notifications/initialized": func(*Session, *Message) { sleepForever() },
+		}})
+	},
+
+	// tools/call "big" answers text of args.size bytes, with newlines.
+	"huge": func() {
+		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+			"big": func(args map[string]any) any {
+				size, _ := args["size"].(float64)
+				return TextResult(BigText(int(size)))
+			},
+		}})
+	},
+}
+
+// BigText returns n bytes of text made of 64-byte lines.
+func BigText(n int) string {
+	var b strings.Builder
+	b.Grow(n)
+	line := strings.Repeat("x", 63) + "\n"
+	for b.Len()+len(line) <= n {
+		b.WriteString(line)
+	}
+	b.WriteString(strings.Repeat("y", n-b.Len()))
+	return b.String()
+}
+
+// Raw returns v encoded as JSON, for Server.Tools.
+func Raw(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

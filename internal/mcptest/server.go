@@ -1,0 +1,247 @@
+// Package mcptest provides a scriptable fake MCP server for tests: in
+// process (Server.Transport) or as a real child process made by re-executing
+// the test binary (Command, with Main called from TestMain).
+//
+// The fake works on raw lines, so a test can make it misbehave in every way
+// a real server might: noise on stdout, responses out of order or twice,
+// huge messages, exits and hangs.
+package mcptest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// Message is one JSON-RPC message as the fake server sees it.
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// IsRequest reports whether m is a request (a method and an id).
+func (m *Message) IsRequest() bool { return m.Method != "" && m.ID != nil }
+
+// Handler handles one incoming message. It runs on the server's read loop:
+// it may reply at once, later from another goroutine, or never.
+type Handler func(s *Session, m *Message)
+
+// Server is a fake MCP server. The zero value answers initialize (echoing
+// the client's protocol version), ping, tools/list (Tools) and tools/call
+// (ToolFuncs), and -32601 for any other request.
+type Server struct {
+	Name            string            // serverInfo.name; "" means "fake"
+	ProtocolVersion string            // initialize answers this; "" echoes the client's
+	Instructions    string            // sent in the initialize result
+	Tools           []json.RawMessage // tools/list; nil means DefaultTools
+	PageSize        int               // tools/list page size; 0 means one page
+	ToolFuncs       map[string]func(args map[string]any) any // tools/call results; nil means DefaultToolFuncs
+	Handlers        map[string]Handler                        // per-method overrides
+	OnMessage       func(m *Message)                          // sees every incoming message first
+	Noise           bool                                      // write a log line on stdout before and after each message
+}
+
+// DefaultTools are the tools of a zero Server: echo and add.
+var DefaultTools = []json.RawMessage{
+	json.RawMessage(`{"name":"echo","description":"Echo the text back.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`),
+	json.RawMessage(`{"name":"add","description":"Add two numbers.","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}}`),
+}
+
+// DefaultToolFuncs implement DefaultTools.
+var DefaultToolFuncs = map[string]func(args map[string]any) any{
+	"echo": func(args map[string]any) any { return TextResult(fmt.Sprint(args["text"])) },
+	"add": func(args map[string]any) any {
+		a, _ := args["a"].(float64)
+		b, _ := args["b"].(float64)
+		return TextResult(fmt.Sprint(a + b))
+	},
+}
+
+// TextResult is a tools/call result with one text block.
+func TextResult(text string) map[string]any {
+	return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
+}
+
+// Session is one client connection to a Server.
+type Session struct {
+	srv *Server
+	mu  sync.Mutex
+	w   io.Writer
+}
+
+// Send writes v as one line.
+func (s *Session) Send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.WriteRaw(string(b) + "\n")
+}
+
+// WriteRaw writes text to the client as is.
+func (s *Session) WriteRaw(text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := io.WriteString(s.w, text)
+	return err
+}
+
+// Reply sends a result for id.
+func (s *Session) Reply(id json.RawMessage, result any) error {
+	return s.Send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+// ReplyError sends an error for id.
+func (s *Session) ReplyError(id json.RawMessage, code int, message string) error {
+	return s.Send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+}
+
+// Notify sends a notification.
+func (s *Session) Notify(method string, params any) error {
+	m := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		m["params"] = params
+	}
+	return s.Send(m)
+}
+
+// Request sends a request with the given id.
+func (s *Session) Request(id any, method string, params any) error {
+	m := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		m["params"] = params
+	}
+	return s.Send(m)
+}
+
+// Serve reads messages from r and answers on w until r ends.
+func (srv *Server) Serve(r io.Reader, w io.Writer) error {
+	s := &Session{srv: srv, w: w}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			var m Message
+			if json.Unmarshal([]byte(line), &m) == nil {
+				if srv.Noise {
+					s.WriteRaw("log: received " + m.Method + "\n")
+				}
+				srv.handle(s, &m)
+				if srv.Noise {
+					s.WriteRaw("log: handled " + m.Method + "\n")
+				}
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+func (srv *Server) handle(s *Session, m *Message) {
+	if srv.OnMessage != nil {
+		srv.OnMessage(m)
+	}
+	if h, ok := srv.Handlers[m.Method]; ok {
+		h(s, m)
+		return
+	}
+	if !m.IsRequest() {
+		return
+	}
+	switch m.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(m.Params, &p)
+		version := srv.ProtocolVersion
+		if version == "" {
+			version = p.ProtocolVersion
+		}
+		name := srv.Name
+		if name == "" {
+			name = "fake"
+		}
+		res := map[string]any{
+			"protocolVersion": version,
+			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
+			"serverInfo":      map[string]any{"name": name, "version": "1.0.0"},
+		}
+		if srv.Instructions != "" {
+			res["instructions"] = srv.Instructions
+		}
+		s.Reply(m.ID, res)
+	case "ping":
+		s.Reply(m.ID, map[string]any{})
+	case "tools/list":
+		s.Reply(m.ID, srv.toolsPage(m.Params))
+	case "tools/call":
+		var p struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		}
+		json.Unmarshal(m.Params, &p)
+		funcs := srv.ToolFuncs
+		if funcs == nil {
+			funcs = DefaultToolFuncs
+		}
+		f, ok := funcs[p.Name]
+		if !ok {
+			s.ReplyError(m.ID, -32602, "unknown tool: "+p.Name)
+			return
+		}
+		s.Reply(m.ID, f(p.Arguments))
+	default:
+		s.ReplyError(m.ID, -32601, "method not found")
+	}
+}
+
+func (srv *Server) toolsPage(params json.RawMessage) map[string]any {
+	tools := srv.Tools
+	if tools == nil {
+		tools = DefaultTools
+	}
+	if srv.PageSize <= 0 {
+		return map[string]any{"tools": tools}
+	}
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	json.Unmarshal(params, &p)
+	start := 0
+	fmt.Sscanf(p.Cursor, "page-%d", &start)
+	end := min(start+srv.PageSize, len(tools))
+	res := map[string]any{"tools": tools[start:end]}
+	if end < len(tools) {
+		res["nextCursor"] = fmt.Sprintf("page-%d", end)
+	}
+	return res
+}
+
+// Transport returns a Transport to this server running in-process over
+// net.Pipe. The server's goroutine ends when the client closes the stream.
+func (srv *Server) Transport() mcp.Transport {
+	return mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		client, server := net.Pipe()
+		go func() {
+			srv.Serve(server, server)
+			server.Close()
+		}()
+		return mcp.NewStream(client), nil
+	})
+}

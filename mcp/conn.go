@@ -1,0 +1,301 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Options configure a Connection. A nil *Options, and every zero field,
+// means the default.
+type Options struct {
+	// ClientInfo is sent in initialize. Nil means {Name: "mcplug",
+	// Version: Version}.
+	ClientInfo *Implementation
+
+	// Logger receives the connection's diagnostics: skipped lines, dropped
+	// notifications, late responses. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Connection is an initialized session with one MCP server. It is safe for
+// concurrent use. It lives until Close is called or the server goes away;
+// Done and Err tell which.
+type Connection struct {
+	conn   *jsonrpc2.Conn
+	stream *connStream
+	logger *slog.Logger
+	init   InitializeResult
+	nextID atomic.Uint64
+	disp   *dispatcher
+
+	closing   atomic.Bool
+	causeMu   sync.Mutex
+	cause     error
+	done      chan struct{} // closed when the connection has ended
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Connect opens t, performs the initialize handshake (offering
+// LatestProtocolVersion, accepting any of SupportedProtocolVersions) and
+// sends notifications/initialized. It returns a ready Connection.
+//
+// ctx bounds the handshake only: once Connect has returned, cancelling ctx
+// does not affect the Connection or its server process. When the handshake
+// fails, the transport is closed at once (a child process is killed without
+// the usual grace periods) and the error says why, for example an
+// [*ExitError] with the server's stderr, or a [*VersionError].
+func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := t.Connect(ctx)
+	if err != nil {
+		return nil, wrap("connect", err)
+	}
+	c := newConnection(s, opts)
+	info := Implementation{Name: "mcplug", Version: Version}
+	if opts.ClientInfo != nil {
+		info = *opts.ClientInfo
+	}
+	params := initializeParams{
+		ProtocolVersion: LatestProtocolVersion,
+		Capabilities:    ClientCapabilities{},
+		ClientInfo:      info,
+	}
+	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
+		c.abort()
+		return nil, wrap("initialize", err)
+	}
+	if !slices.Contains(SupportedProtocolVersions, c.init.ProtocolVersion) {
+		c.abort()
+		return nil, &VersionError{Version: c.init.ProtocolVersion}
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		c.abort()
+		return nil, wrap("initialized", err)
+	}
+	return c, nil
+}
+
+func newConnection(s Stream, opts *Options) *Connection {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	c := &Connection{logger: logger, done: make(chan struct{})}
+	c.stream = &connStream{Stream: s, c: c, readDone: make(chan struct{})}
+	c.disp = newDispatcher(c)
+	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c.disp,
+		jsonrpc2.SetLogger(slogPrintf{logger}))
+	go c.disp.run(c.conn.DisconnectNotify())
+	return c
+}
+
+// InitializeResult returns the server's answer to initialize: its
+// protocol version, capabilities, info and instructions.
+func (c *Connection) InitializeResult() InitializeResult { return c.init }
+
+// Call sends a request and decodes its result into result (a pointer; nil
+// discards it). Nil params omits them. It returns when the response arrives,
+// when ctx ends (the server is then sent notifications/cancelled and a late
+// response is dropped), or when the connection ends (an error matching
+// ErrClosed). A JSON-RPC error from the server is an [*Error].
+func (c *Connection) Call(ctx context.Context, method string, params, result any) error {
+	return c.call(ctx, method, params, result)
+}
+
+func (c *Connection) call(ctx context.Context, method string, params, result any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.ended() {
+		return c.Err()
+	}
+	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return c.mapError(method, err)
+	}
+	err = w.Wait(ctx, result)
+	if err == nil {
+		return nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		if method != "initialize" { // the spec forbids cancelling initialize
+			c.cancelled(id.Num, ctxErr)
+		}
+		return err
+	}
+	return c.mapError(method, err)
+}
+
+func (c *Connection) cancelled(id uint64, why error) {
+	if c.ended() {
+		return
+	}
+	// Writes are queued by the Stream, so this does not block on the peer.
+	err := c.conn.Notify(context.Background(), "notifications/cancelled",
+		cancelledParams{RequestID: id, Reason: why.Error()})
+	if err != nil {
+		c.logger.Debug("mcp: could not send notifications/cancelled", "id", id, "err", err)
+	}
+}
+
+// mapError turns jsonrpc2's errors into this package's.
+func (c *Connection) mapError(method string, err error) error {
+	var rpcErr *jsonrpc2.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		var data []byte
+		if rpcErr.Data != nil {
+			data = *rpcErr.Data
+		}
+		if tl, ok := ndjson.TooLarge(rpcErr.Code, data); ok {
+			return wrap(method, tl)
+		}
+		return &Error{Code: rpcErr.Code, Message: rpcErr.Message, Data: json.RawMessage(data)}
+	case errors.Is(err, jsonrpc2.ErrClosed), errors.Is(err, ErrClosed):
+		return &closedError{cause: c.getCause()}
+	case errors.Is(err, ErrBadResult):
+		return wrap(method, err)
+	}
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
+		return fmt.Errorf("mcp: %s: %w: %v", method, ErrBadResult, err)
+	}
+	return err
+}
+
+// Notify sends a notification. It returns once the message is queued for
+// writing; an error means the connection has ended or params cannot be
+// encoded.
+func (c *Connection) Notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.ended() {
+		return c.Err()
+	}
+	if err := c.conn.Notify(ctx, method, params); err != nil {
+		return c.mapError(method, err)
+	}
+	return nil
+}
+
+// Close ends the connection: pending calls fail with an error matching
+// ErrClosed, the transport is closed (a server process is shut down as
+// CommandTransport describes), and Close returns once every goroutine of the
+// connection has ended. Close is idempotent; later calls return the first
+// call's result.
+func (c *Connection) Close() error {
+	c.closeOnce.Do(func() {
+		c.closing.Store(true)
+		if err := c.conn.Close(); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+			c.closeErr = err
+		}
+		<-c.stream.readDone
+		<-c.done
+	})
+	return c.closeErr
+}
+
+// abort closes a connection whose handshake failed, without grace periods.
+func (c *Connection) abort() {
+	c.closing.Store(true)
+	if a, ok := c.stream.Stream.(interface{ abort() error }); ok {
+		a.abort()
+	}
+	c.Close()
+}
+
+// Done returns a channel that is closed when the connection has ended,
+// by Close or because the server went away.
+func (c *Connection) Done() <-chan struct{} { return c.done }
+
+// Err returns nil while the connection is open. After it has ended, Err
+// returns an error matching ErrClosed that wraps the cause, if the server
+// went away: an [*ExitError] for a server process that exited, or the read
+// or write error.
+func (c *Connection) Err() error {
+	if !c.ended() {
+		return nil
+	}
+	return &closedError{cause: c.getCause()}
+}
+
+func (c *Connection) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	case <-c.conn.DisconnectNotify():
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Connection) setCause(err error) {
+	if c.closing.Load() || errors.Is(err, ErrClosed) {
+		return
+	}
+	c.causeMu.Lock()
+	if c.cause == nil {
+		c.cause = err
+	}
+	c.causeMu.Unlock()
+}
+
+func (c *Connection) getCause() error {
+	c.causeMu.Lock()
+	defer c.causeMu.Unlock()
+	return c.cause
+}
+
+// connStream records why the stream ended, which jsonrpc2 does not keep.
+type connStream struct {
+	Stream
+	c        *Connection
+	readDone chan struct{}
+	once     sync.Once
+}
+
+func (s *connStream) ReadObject(v any) error {
+	err := s.Stream.ReadObject(v)
+	if err != nil {
+		s.c.setCause(err)
+		s.once.Do(func() { close(s.readDone) })
+	}
+	return err
+}
+
+func (s *connStream) WriteObject(obj any) error {
+	err := s.Stream.WriteObject(obj)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		// A failed write is fatal: the peer may have seen half a message.
+		s.c.setCause(err)
+		go s.c.conn.Close()
+	}
+	return err
+}
+
+// slogPrintf routes jsonrpc2's log lines to slog.
+type slogPrintf struct{ l *slog.Logger }
+
+func (p slogPrintf) Printf(format string, v ...any) {
+	p.l.Debug(fmt.Sprintf(format, v...))
+}
+

@@ -1,0 +1,454 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConnectHandshake(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var seen []mcptest.Message
+	srv := &mcptest.Server{Name: "hello", Instructions: "be nice", OnMessage: func(m *mcptest.Message) {
+		mu.Lock()
+		seen = append(seen, *m)
+		mu.Unlock()
+	}}
+	c := connect(t, srv.Transport())
+	init := c.InitializeResult()
+	assert.Equal(t, "hello", init.ServerInfo.Name)
+	assert.Equal(t, "be nice", init.Instructions)
+	assert.Equal(t, mcp.LatestProtocolVersion, init.ProtocolVersion)
+	require.NotNil(t, init.Capabilities.Tools)
+
+	_, err := c.Tools(ctxTimeout(t, 5*time.Second)) // a round trip orders the notification before it
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	require.GreaterOrEqual(t, len(seen), 2)
+	assert.Equal(t, "initialize", seen[0].Method)
+	assert.JSONEq(t, "1", string(seen[0].ID), "request ids start at 1")
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ClientInfo      struct{ Name string }
+	}
+	require.NoError(t, json.Unmarshal(seen[0].Params, &p))
+	assert.Equal(t, "2025-11-25", p.ProtocolVersion)
+	assert.Equal(t, "mcplug", p.ClientInfo.Name)
+	assert.Equal(t, "notifications/initialized", seen[1].Method)
+	assert.Nil(t, seen[1].ID)
+}
+
+func TestConnectVersions(t *testing.T) {
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
+		t.Run("the server answering "+v+" is accepted", func(t *testing.T) {
+			noLeaks(t)
+			c := connect(t, (&mcptest.Server{ProtocolVersion: v}).Transport())
+			assert.Equal(t, v, c.InitializeResult().ProtocolVersion)
+		})
+	}
+	t.Run("any other version is an error that closes the transport", func(t *testing.T) {
+		noLeaks(t)
+		srv := &mcptest.Server{ProtocolVersion: "1999-01-01"}
+		_, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet})
+		var ve *mcp.VersionError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, "1999-01-01", ve.Version)
+		assert.Contains(t, err.Error(), "2025-11-25")
+	})
+}
+
+func TestTools(t *testing.T) {
+	t.Run("every page is fetched", func(t *testing.T) {
+		noLeaks(t)
+		tools := []json.RawMessage{}
+		for i := range 5 {
+			tools = append(tools, mcptest.Raw(map[string]any{"name": fmt.Sprintf("t%d", i), "inputSchema": map[string]any{"type": "object"}}))
+		}
+		c := connect(t, (&mcptest.Server{Tools: tools, PageSize: 2}).Transport())
+		got, err := c.Tools(ctxTimeout(t, 5*time.Second))
+		require.NoError(t, err)
+		var names []string
+		for _, tool := range got {
+			names = append(names, tool.Name)
+		}
+		assert.Equal(t, []string{"t0", "t1", "t2", "t3", "t4"}, names)
+	})
+	t.Run("a repeated cursor ends the listing instead of looping", func(t *testing.T) {
+		noLeaks(t)
+		calls := 0
+		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/list": func(s *mcptest.Session, m *mcptest.Message) {
+			calls++
+			s.Reply(m.ID, map[string]any{"tools": []any{map[string]any{"name": fmt.Sprint("t", calls), "inputSchema": map[string]any{"type": "object"}}}, "nextCursor": "same"})
+		}}}
+		c := connect(t, srv.Transport())
+		got, err := c.Tools(ctxTimeout(t, 5*time.Second))
+		require.NoError(t, err)
+		assert.Len(t, got, 2, "the first page, and the one the repeated cursor led to")
+	})
+	t.Run("a tool with a missing or invalid schema does not fail the list", func(t *testing.T) {
+		noLeaks(t)
+		srv := &mcptest.Server{Tools: []json.RawMessage{
+			json.RawMessage(`{"name":"no_schema"}`),
+			json.RawMessage(`{"name":"null_schema","inputSchema":null}`),
+			json.RawMessage(`{"name":"string_schema","inputSchema":"object"}`),
+			json.RawMessage(`{"inputSchema":{"type":"object"}}`),
+			json.RawMessage(`{"name":42}`),
+			json.RawMessage(`{"name":"good","title":"Good","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"x":{"type":"string"}}},"annotations":{"readOnlyHint":true},"_meta":{"k":"v"}}`),
+		}}
+		c := connect(t, srv.Transport())
+		got, err := c.Tools(ctxTimeout(t, 5*time.Second))
+		require.NoError(t, err)
+		require.Len(t, got, 3)
+		assert.Equal(t, "no_schema", got[0].Name)
+		assert.JSONEq(t, `{"type":"object"}`, string(got[0].InputSchema))
+		assert.Equal(t, "null_schema", got[1].Name)
+		assert.JSONEq(t, `{"type":"object"}`, string(got[1].InputSchema))
+		good := got[2]
+		assert.Equal(t, "Good", good.Title)
+		assert.Equal(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"x":{"type":"string"}}}`, string(good.InputSchema), "the schema is kept byte for byte")
+		require.NotNil(t, good.Annotations)
+		require.NotNil(t, good.Annotations.ReadOnlyHint)
+		assert.True(t, *good.Annotations.ReadOnlyHint)
+		assert.JSONEq(t, `{"k":"v"}`, string(good.Meta))
+	})
+}
+
+func TestCallTool(t *testing.T) {
+	reply := func(result string) *mcptest.Server {
+		return &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": json.RawMessage(result)})
+		}}}
+	}
+	t.Run("nil arguments are sent as an empty object", func(t *testing.T) {
+		noLeaks(t)
+		args := make(chan string, 1)
+		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			var p struct{ Arguments json.RawMessage }
+			json.Unmarshal(m.Params, &p)
+			args <- string(p.Arguments)
+			s.Reply(m.ID, mcptest.TextResult("ok"))
+		}}}
+		c := connect(t, srv.Transport())
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "anything", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "ok", res.Text())
+		assert.Equal(t, "{}", <-args)
+	})
+	t.Run("arguments that are not an object are refused before sending", func(t *testing.T) {
+		noLeaks(t)
+		c := connect(t, (&mcptest.Server{}).Transport())
+		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "echo", []int{1, 2})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "must be a JSON object")
+	})
+	t.Run("every content type of 2025-11-25 decodes", func(t *testing.T) {
+		noLeaks(t)
+		c := connect(t, reply(`{"content":[
+			{"type":"text","text":"hi"},
+			{"type":"image","data":"aW1n","mimeType":"image/png"},
+			{"type":"audio","data":"YXVk","mimeType":"audio/wav"},
+			{"type":"resource_link","uri":"file:///a.txt","name":"a.txt","mimeType":"text/plain","size":12},
+			{"type":"resource","resource":{"uri":"file:///b.txt","mimeType":"text/plain","text":"bee"}},
+			{"type":"resource","resource":{"uri":"file:///c.bin","blob":"AAE="}}
+		],"structuredContent":{"n":1},"isError":true,"_meta":{"m":1}}`).Transport())
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		require.NoError(t, err)
+		require.Len(t, res.Content, 6)
+		assert.Equal(t, mcp.Content{Type: "text", Text: "hi"}, res.Content[0])
+		assert.Equal(t, mcp.Content{Type: "image", Data: "aW1n", MimeType: "image/png"}, res.Content[1])
+		assert.Equal(t, mcp.Content{Type: "audio", Data: "YXVk", MimeType: "audio/wav"}, res.Content[2])
+		assert.Equal(t, "file:///a.txt", res.Content[3].URI)
+		assert.Equal(t, int64(12), *res.Content[3].Size)
+		require.NotNil(t, res.Content[4].Resource)
+		assert.Equal(t, "bee", *res.Content[4].Resource.Text)
+		assert.Equal(t, "AAE=", *res.Content[5].Resource.Blob)
+		assert.JSONEq(t, `{"n":1}`, string(res.StructuredContent))
+		assert.True(t, res.IsError)
+		assert.Equal(t, "hi", res.Text())
+	})
+	for _, bad := range []string{`null`, `[]`, `"text"`, `42`} {
+		t.Run("a result of "+bad+" is an error, not an empty success", func(t *testing.T) {
+			noLeaks(t)
+			c := connect(t, reply(bad).Transport())
+			res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+			assert.Nil(t, res)
+			assert.ErrorIs(t, err, mcp.ErrBadResult)
+			assert.NoError(t, c.Err(), "the connection goes on")
+		})
+	}
+	t.Run("a JSON-RPC error from the server is an *Error", func(t *testing.T) {
+		noLeaks(t)
+		c := connect(t, (&mcptest.Server{}).Transport())
+		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "nope", nil)
+		var rpcErr *mcp.Error
+		require.ErrorAs(t, err, &rpcErr)
+		assert.Equal(t, int64(mcp.CodeInvalidParams), rpcErr.Code)
+		assert.Equal(t, "unknown tool: nope", rpcErr.Message)
+	})
+}
+
+func TestCallAndNotify(t *testing.T) {
+	noLeaks(t)
+	got := make(chan mcptest.Message, 1)
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"custom/echo":  func(s *mcptest.Session, m *mcptest.Message) { s.Reply(m.ID, m.Params) },
+		"custom/event": func(s *mcptest.Session, m *mcptest.Message) { got <- *m },
+	}}
+	c := connect(t, srv.Transport())
+	var out map[string]int
+	require.NoError(t, c.Call(ctxTimeout(t, 5*time.Second), "custom/echo", map[string]int{"a": 1}, &out))
+	assert.Equal(t, map[string]int{"a": 1}, out)
+	require.NoError(t, c.Notify(ctxTimeout(t, 5*time.Second), "custom/event", map[string]int{"b": 2}))
+	m := <-got
+	assert.JSONEq(t, `{"b":2}`, string(m.Params))
+	assert.Nil(t, m.ID)
+}
+
+func TestCancellation(t *testing.T) {
+	noLeaks(t)
+	cancelled := make(chan json.RawMessage, 1)
+	requested := make(chan json.RawMessage, 1)
+	srv := &mcptest.Server{
+		Handlers: map[string]mcptest.Handler{
+			"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+				var p struct{ Name string }
+				json.Unmarshal(m.Params, &p)
+				if p.Name == "hang" {
+					requested <- m.ID
+					return // never answers
+				}
+				s.Reply(m.ID, mcptest.TextResult("fine"))
+			},
+			"notifications/cancelled": func(s *mcptest.Session, m *mcptest.Message) { cancelled <- m.Params },
+		},
+	}
+	c := connect(t, srv.Transport())
+
+	start := time.Now()
+	_, err := c.CallTool(ctxTimeout(t, 200*time.Millisecond), "hang", nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	id := <-requested
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}
+	require.NoError(t, json.Unmarshal(<-cancelled, &p))
+	assert.JSONEq(t, string(id), string(p.RequestID), "the server is told which request was cancelled")
+	assert.NotEmpty(t, p.Reason)
+
+	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "other", nil)
+	require.NoError(t, err, "the next call still works")
+	assert.Equal(t, "fine", res.Text())
+}
+
+func TestResponsesOutOfOrder(t *testing.T) {
+	noLeaks(t)
+	const n = 100
+	var mu sync.Mutex
+	var held []*mcptest.Message
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+		mu.Lock()
+		held = append(held, m)
+		batch := held
+		if len(held) == n {
+			held = nil
+		}
+		mu.Unlock()
+		if len(batch) < n {
+			return
+		}
+		for i := len(batch) - 1; i >= 0; i-- { // answer in reverse order
+			var p struct{ Arguments struct{ Text string } }
+			json.Unmarshal(batch[i].Params, &p)
+			s.Reply(batch[i].ID, mcptest.TextResult(p.Arguments.Text))
+		}
+	}}}
+	c := connect(t, srv.Transport())
+	ctx := ctxTimeout(t, 10*time.Second)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	texts := make([]string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := c.CallTool(ctx, "echo", map[string]string{"text": fmt.Sprint("call-", i)})
+			errs[i] = err
+			if err == nil {
+				texts[i] = res.Text()
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		require.NoError(t, errs[i])
+		assert.Equal(t, fmt.Sprint("call-", i), texts[i], "each caller gets its own response")
+	}
+}
+
+func TestServerRequests(t *testing.T) {
+	t.Run("a ping with a string id during a call is answered with an empty object", func(t *testing.T) {
+		noLeaks(t)
+		responses := make(chan *mcptest.Message, 1)
+		srv := &mcptest.Server{
+			OnMessage: func(m *mcptest.Message) {
+				if m.Method == "" {
+					responses <- m
+				}
+			},
+			Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+				s.Request("ping-1", "ping", nil)
+				go func() {
+					r := <-responses
+					s.Reply(m.ID, mcptest.TextResult(string(r.ID)+" "+string(r.Result)))
+				}()
+			}},
+		}
+		c := connect(t, srv.Transport())
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		require.NoError(t, err)
+		assert.Equal(t, `"ping-1" {}`, res.Text())
+	})
+	t.Run("an unknown request gets method not found", func(t *testing.T) {
+		noLeaks(t)
+		responses := make(chan *mcptest.Message, 1)
+		srv := &mcptest.Server{
+			OnMessage: func(m *mcptest.Message) {
+				if m.Method == "" {
+					responses <- m
+				}
+			},
+			Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+				s.Request(7, "custom/unknown", map[string]any{})
+				go func() {
+					r := <-responses
+					s.Reply(m.ID, mcptest.TextResult(string(r.Error)))
+				}()
+			}},
+		}
+		c := connect(t, srv.Transport())
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		require.NoError(t, err)
+		var e struct{ Code int }
+		require.NoError(t, json.Unmarshal([]byte(res.Text()), &e))
+		assert.Equal(t, mcp.CodeMethodNotFound, e.Code)
+	})
+	t.Run("duplicate and unknown-id responses are dropped", func(t *testing.T) {
+		noLeaks(t)
+		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Reply(json.RawMessage("999"), mcptest.TextResult("stray"))
+			s.Reply(m.ID, mcptest.TextResult("first"))
+			s.Reply(m.ID, mcptest.TextResult("second"))
+		}}}
+		c := connect(t, srv.Transport())
+		for range 3 {
+			res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+			require.NoError(t, err)
+			assert.Equal(t, "first", res.Text())
+		}
+		assert.NoError(t, c.Err())
+	})
+}
+
+func TestCloseWithPendingCalls(t *testing.T) {
+	noLeaks(t)
+	const n = 5
+	arrived := make(chan struct{}, n)
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(*mcptest.Session, *mcptest.Message) {
+		arrived <- struct{}{}
+	}}}
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet})
+	require.NoError(t, err)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := c.CallTool(context.Background(), "hang", nil)
+			errs <- err
+		}()
+	}
+	for range n {
+		<-arrived
+	}
+	require.NoError(t, c.Close())
+	for range n {
+		assert.ErrorIs(t, <-errs, mcp.ErrClosed)
+	}
+	<-c.Done()
+	assert.ErrorIs(t, c.Err(), mcp.ErrClosed)
+	assert.NoError(t, c.Close(), "Close is idempotent")
+	_, err = c.CallTool(context.Background(), "x", nil)
+	assert.ErrorIs(t, err, mcp.ErrClosed, "a call after Close fails at once")
+}
+
+func TestMessageTooLargeInProcess(t *testing.T) {
+	noLeaks(t)
+	srv := &mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
+		"big": func(args map[string]any) any {
+			return mcptest.TextResult(strings.Repeat("z", int(args["size"].(float64))))
+		},
+	}}
+	tr := mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		return srv.Transport().Connect(ctx)
+	})
+	c := connect(t, tr)
+	// The default maximum is 64 MiB; 65 MiB exceeds it.
+	_, err := c.CallTool(ctxTimeout(t, 30*time.Second), "big", map[string]int{"size": 65 << 20})
+	var tl *mcp.MessageTooLargeError
+	require.ErrorAs(t, err, &tl)
+	assert.Equal(t, 64<<20, tl.Max)
+	assert.Greater(t, tl.Size, int64(65<<20))
+	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "big", map[string]int{"size": 10})
+	require.NoError(t, err, "the connection survives an oversized message")
+	assert.Equal(t, "zzzzzzzzzz", res.Text())
+}
+
+func TestConnectErrors(t *testing.T) {
+	t.Run("a transport that fails to open", func(t *testing.T) {
+		boom := errors.New("boom")
+		_, err := mcp.Connect(context.Background(), mcp.TransportFunc(func(context.Context) (mcp.Stream, error) {
+			return nil, boom
+		}), nil)
+		assert.ErrorIs(t, err, boom)
+		assert.True(t, strings.HasPrefix(err.Error(), "mcp: connect: "))
+	})
+	t.Run("a cancelled context", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := mcp.Connect(ctx, (&mcptest.Server{}).Transport(), nil)
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+	t.Run("in-memory transports connect once", func(t *testing.T) {
+		noLeaks(t)
+		client, server := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(context.Background())
+		require.NoError(t, err)
+		go func() { // a server made of the same stream code
+			for {
+				var m json.RawMessage
+				if ss.ReadObject(&m) != nil {
+					return
+				}
+			}
+		}()
+		cs, err := client.Connect(context.Background())
+		require.NoError(t, err)
+		_, err = client.Connect(context.Background())
+		assert.Error(t, err)
+		require.NoError(t, cs.Close())
+		require.NoError(t, ss.Close())
+	})
+}

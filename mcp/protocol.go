@@ -1,0 +1,212 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// LatestProtocolVersion is the protocol version Connect offers.
+const LatestProtocolVersion = "2025-11-25"
+
+// SupportedProtocolVersions lists the versions Connect accepts in the
+// server's answer, newest first.
+var SupportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Version is this module's version, sent in clientInfo by default.
+const Version = "0.1.0"
+
+// Implementation names a client or server (clientInfo, serverInfo).
+type Implementation struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+	WebsiteURL  string `json:"websiteUrl,omitempty"`
+	Icons       []Icon `json:"icons,omitempty"`
+}
+
+// Icon is an image a server offers for itself, a tool, a prompt or a resource.
+type Icon struct {
+	Src      string   `json:"src"`
+	MimeType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
+}
+
+// InitializeResult is the server's answer to initialize.
+type InitializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    ServerCapabilities `json:"capabilities"`
+	ServerInfo      Implementation     `json:"serverInfo"`
+	Instructions    string             `json:"instructions,omitempty"`
+	Meta            json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// ServerCapabilities says which features the server offers. A nil field
+// means the server does not offer that feature.
+type ServerCapabilities struct {
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Logging      json.RawMessage            `json:"logging,omitempty"`
+	Completions  json.RawMessage            `json:"completions,omitempty"`
+	Prompts      *ListChangedCapability     `json:"prompts,omitempty"`
+	Resources    *ResourcesCapability       `json:"resources,omitempty"`
+	Tools        *ListChangedCapability     `json:"tools,omitempty"`
+	Tasks        json.RawMessage            `json:"tasks,omitempty"`
+}
+
+// ListChangedCapability is a capability that may announce list changes.
+type ListChangedCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// ResourcesCapability is the server's resources capability.
+type ResourcesCapability struct {
+	Subscribe   bool `json:"subscribe,omitempty"`
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// Tool is a tool the server offers. Schemas are kept as the server sent
+// them, byte for byte.
+type Tool struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Execution    json.RawMessage  `json:"execution,omitempty"`
+	Meta         json.RawMessage  `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour. Nil means unset.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// CallToolResult is the result of tools/call. A tool that failed reports
+// IsError with its message in Content; that is data, not a Go error.
+type CallToolResult struct {
+	Content           []Content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+	Meta              json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON rejects a result that is not a JSON object (null included).
+func (r *CallToolResult) UnmarshalJSON(b []byte) error {
+	if err := requireObject(b); err != nil {
+		return err
+	}
+	type plain CallToolResult
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+// Text returns the text of the result's text blocks, joined by newlines.
+func (r *CallToolResult) Text() string {
+	var out []byte
+	for _, c := range r.Content {
+		if c.Type == ContentText {
+			if len(out) > 0 {
+				out = append(out, '\n')
+			}
+			out = append(out, c.Text...)
+		}
+	}
+	return string(out)
+}
+
+// Content types of a content block.
+const (
+	ContentText         = "text"
+	ContentImage        = "image"
+	ContentAudio        = "audio"
+	ContentResourceLink = "resource_link"
+	ContentResource     = "resource"
+)
+
+// Content is one content block of a tool result or a prompt message. Type
+// says which fields are set:
+//   - "text": Text
+//   - "image", "audio": Data (base64) and MimeType
+//   - "resource_link": URI, Name, and optionally Title, Description,
+//     MimeType, Size
+//   - "resource": Resource (an embedded resource's contents)
+type Content struct {
+	Type        string            `json:"type"`
+	Text        string            `json:"text,omitempty"`
+	Data        string            `json:"data,omitempty"`
+	MimeType    string            `json:"mimeType,omitempty"`
+	URI         string            `json:"uri,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Size        *int64            `json:"size,omitempty"`
+	Icons       []Icon            `json:"icons,omitempty"`
+	Resource    *ResourceContents `json:"resource,omitempty"`
+	Annotations json.RawMessage   `json:"annotations,omitempty"`
+	Meta        json.RawMessage   `json:"_meta,omitempty"`
+}
+
+// ResourceContents is the contents of a resource: Text for a text
+// resource, Blob (base64) for a binary one.
+type ResourceContents struct {
+	URI      string          `json:"uri"`
+	MimeType string          `json:"mimeType,omitempty"`
+	Text     *string         `json:"text,omitempty"`
+	Blob     *string         `json:"blob,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// requireObject reports an error unless b is a JSON object.
+func requireObject(b []byte) error {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	if i < len(b) && b[i] == '{' {
+		return nil
+	}
+	return fmt.Errorf("%w: want a JSON object, got %s", ErrBadResult, preview(b))
+}
+
+func preview(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "…"
+	}
+	return string(b)
+}
+
+// Wire shapes of requests the Connection sends.
+type (
+	initializeParams struct {
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    ClientCapabilities `json:"capabilities"`
+		ClientInfo      Implementation     `json:"clientInfo"`
+	}
+	callToolParams struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta,omitempty"`
+	}
+	cursorParams struct {
+		Cursor string `json:"cursor,omitempty"`
+	}
+	cancelledParams struct {
+		RequestID uint64 `json:"requestId"`
+		Reason    string `json:"reason,omitempty"`
+	}
+)
+
+// ClientCapabilities says which server requests this client serves. The
+// Connection fills it from the handlers set in Options.
+type ClientCapabilities struct {
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Roots        *ListChangedCapability     `json:"roots,omitempty"`
+	Sampling     json.RawMessage            `json:"sampling,omitempty"`
+	Elicitation  json.RawMessage            `json:"elicitation,omitempty"`
+}

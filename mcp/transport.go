@@ -1,0 +1,201 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// A Transport opens a Stream to one MCP server. Connect is called once per
+// connection attempt; ctx bounds the opening only, never the Stream's life.
+type Transport interface {
+	Connect(ctx context.Context) (Stream, error)
+}
+
+// TransportFunc adapts a function to a Transport.
+type TransportFunc func(ctx context.Context) (Stream, error)
+
+// Connect calls f(ctx).
+func (f TransportFunc) Connect(ctx context.Context) (Stream, error) { return f(ctx) }
+
+// A Stream carries JSON-RPC messages. It has the method set of
+// jsonrpc2.ObjectStream, so any jsonrpc2 stream is a Stream and custom
+// transports need not import jsonrpc2.
+//
+// ReadObject is called from one goroutine at a time and must return an
+// error only when the stream is finished: that error ends the connection.
+// WriteObject may be called concurrently. Close unblocks a pending
+// ReadObject and releases everything the stream holds.
+type Stream interface {
+	ReadObject(v any) error
+	WriteObject(obj any) error
+	Close() error
+}
+
+var (
+	_ jsonrpc2.ObjectStream = Stream(nil)
+	_ Stream                = jsonrpc2.ObjectStream(nil)
+)
+
+// NewStream returns a Stream that frames messages as newline-delimited
+// JSON over rwc, the framing of the stdio transport. Lines that are not
+// JSON-RPC messages are skipped; a message may be up to 64 MiB.
+//
+// Writes are queued and written by a goroutine the Stream owns, so
+// WriteObject never blocks on a peer that stops reading, and concurrent
+// writers share one write system call. Close stops that goroutine and
+// closes rwc.
+func NewStream(rwc io.ReadWriteCloser) Stream {
+	return newLineStream(rwc, 0, nil)
+}
+
+func newLineStream(rwc io.ReadWriteCloser, maxMessage int, logger *slog.Logger) *lineStream {
+	s := &lineStream{
+		rwc:   rwc,
+		r:     bufio.NewReaderSize(rwc, 64<<10),
+		codec: ndjson.Codec{MaxMessageSize: maxMessage, Logger: logger},
+		wake:  make(chan struct{}, 1),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go s.writeLoop()
+	return s
+}
+
+// lineStream is the NDJSON Stream over a byte stream.
+type lineStream struct {
+	rwc   io.ReadWriteCloser
+	r     *bufio.Reader
+	codec ndjson.Codec
+
+	mu      sync.Mutex
+	queued  []byte // encoded messages waiting for the writer
+	werr    error  // the first write error; every later write fails with it
+	closed  bool
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{} // closed when writeLoop returns
+	closing sync.Once
+}
+
+func (s *lineStream) ReadObject(v any) error {
+	err := s.codec.ReadObject(s.r, v)
+	if err != nil {
+		s.mu.Lock()
+		werr := s.werr
+		s.mu.Unlock()
+		if werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+func (s *lineStream) WriteObject(obj any) error {
+	b, err := ndjson.Append(nil, obj)
+	if err != nil {
+		return fmt.Errorf("mcp: encode message: %w", err)
+	}
+	s.mu.Lock()
+	switch {
+	case s.werr != nil:
+		err = s.werr
+	case s.closed:
+		err = ErrClosed
+	default:
+		if s.queued == nil {
+			s.queued = b
+		} else {
+			s.queued = append(s.queued, b...)
+		}
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// writeLoop writes queued messages until Close or a write error. A failed
+// or partial write is fatal: the stream is closed, so the reader ends too.
+func (s *lineStream) writeLoop() {
+	defer close(s.done)
+	var spare []byte
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.wake:
+		}
+		s.mu.Lock()
+		buf := s.queued
+		if len(buf) == 0 {
+			s.mu.Unlock()
+			continue
+		}
+		s.queued = spare[:0] // never buf: the writer owns buf until the next swap
+		s.mu.Unlock()
+		if _, err := s.rwc.Write(buf); err != nil {
+			s.mu.Lock()
+			if s.werr == nil && !s.closed {
+				s.werr = fmt.Errorf("mcp: write to server: %w", err)
+			}
+			s.mu.Unlock()
+			s.rwc.Close()
+			return
+		}
+		if cap(buf) <= 1<<20 {
+			spare = buf
+		} else {
+			spare = nil
+		}
+	}
+}
+
+func (s *lineStream) Close() error {
+	var err error
+	s.closing.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.stop)
+		err = s.rwc.Close()
+		<-s.done
+	})
+	return err
+}
+
+// NewInMemoryTransports returns two connected Transports, for tests and for
+// running a server in the same process: what one side writes, the other
+// reads. Each Transport connects once; a second Connect fails.
+func NewInMemoryTransports() (client, server Transport) {
+	a, b := net.Pipe()
+	return onceTransport(a), onceTransport(b)
+}
+
+func onceTransport(c net.Conn) Transport {
+	var once sync.Once
+	return TransportFunc(func(ctx context.Context) (Stream, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var s Stream
+		once.Do(func() { s = NewStream(c) })
+		if s == nil {
+			return nil, errors.New("mcp: in-memory transport already connected")
+		}
+		return s, nil
+	})
+}
