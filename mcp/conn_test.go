@@ -394,28 +394,6 @@ func TestCloseWithPendingCalls(t *testing.T) {
 	assert.ErrorIs(t, err, mcp.ErrClosed, "a call after Close fails at once")
 }
 
-func TestMessageTooLargeInProcess(t *testing.T) {
-	noLeaks(t)
-	srv := &mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
-		"big": func(args map[string]any) any {
-			return mcptest.TextResult(strings.Repeat("z", int(args["size"].(float64))))
-		},
-	}}
-	tr := mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
-		return srv.Transport().Connect(ctx)
-	})
-	c := connect(t, tr)
-	// The default maximum is 64 MiB; 65 MiB exceeds it.
-	_, err := c.CallTool(ctxTimeout(t, 30*time.Second), "big", map[string]int{"size": 65 << 20})
-	var tl *mcp.MessageTooLargeError
-	require.ErrorAs(t, err, &tl)
-	assert.Equal(t, 64<<20, tl.Max)
-	assert.Greater(t, tl.Size, int64(65<<20))
-	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "big", map[string]int{"size": 10})
-	require.NoError(t, err, "the connection survives an oversized message")
-	assert.Equal(t, "zzzzzzzzzz", res.Text())
-}
-
 func TestConnectErrors(t *testing.T) {
 	t.Run("a transport that fails to open", func(t *testing.T) {
 		boom := errors.New("boom")

@@ -1,0 +1,254 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCommandServer(t *testing.T) {
+	t.Run("a child process serves tools and is gone after Close", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("basic")
+		c := connect(t, tr)
+		tools, err := c.Tools(ctxTimeout(t, 5*time.Second))
+		require.NoError(t, err)
+		assert.Len(t, tools, 2)
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "add", map[string]int{"a": 17, "b": 25})
+		require.NoError(t, err)
+		assert.Equal(t, "42", res.Text())
+		require.NoError(t, c.Close())
+		assert.True(t, gone(pidOf(tr.Command)), "the server process is reaped by Close")
+		assert.ErrorIs(t, c.Err(), mcp.ErrClosed)
+		var exit *mcp.ExitError
+		assert.False(t, errors.As(c.Err(), &exit), "a server we closed did not die on its own")
+	})
+	t.Run("banner and log lines on stdout are skipped", func(t *testing.T) {
+		noLeaks(t)
+		c := connect(t, child("noisy"))
+		for range 3 {
+			res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "echo", map[string]string{"text": "hi"})
+			require.NoError(t, err)
+			assert.Equal(t, "hi", res.Text())
+		}
+	})
+	t.Run("a 16 MiB single-line result arrives whole", func(t *testing.T) {
+		noLeaks(t)
+		c := connect(t, child("huge"))
+		const size = 16 << 20
+		res, err := c.CallTool(ctxTimeout(t, 60*time.Second), "big", map[string]int{"size": size})
+		require.NoError(t, err)
+		require.Len(t, res.Content, 1)
+		assert.Len(t, res.Content[0].Text, size)
+		assert.Equal(t, mcptest.BigText(size), res.Content[0].Text)
+	})
+	t.Run("a message past the maximum fails that call only", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("huge")
+		tr.MaxMessageSize = 1 << 20
+		c := connect(t, tr)
+		_, err := c.CallTool(ctxTimeout(t, 30*time.Second), "big", map[string]int{"size": 2 << 20})
+		var tl *mcp.MessageTooLargeError
+		require.ErrorAs(t, err, &tl)
+		assert.Equal(t, 1<<20, tl.Max)
+		assert.Greater(t, tl.Size, int64(2<<20))
+		assert.Contains(t, err.Error(), "MaxMessageSize")
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "big", map[string]int{"size": 100})
+		require.NoError(t, err, "the connection survives")
+		assert.Len(t, res.Text(), 100)
+	})
+	t.Run("64 MiB written to stderr while serving does not block the server", func(t *testing.T) {
+		noLeaks(t)
+		var copied countingWriter
+		tr := child("stderr-flood")
+		tr.Command.Stderr = &copied
+		c := connect(t, tr)
+		res, err := c.CallTool(ctxTimeout(t, 60*time.Second), "flood-done", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "done", res.Text())
+		require.NoError(t, c.Close())
+		assert.Equal(t, int64(64<<20), copied.n.Load(), "stderr is also copied to Command.Stderr")
+	})
+}
+
+func TestCommandServerDies(t *testing.T) {
+	t.Run("exit before answering initialize fails Connect within 100 ms with the stderr tail", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("exit-before-init")
+		start := time.Now()
+		c, err := mcp.Connect(ctxTimeout(t, 30*time.Second), tr, &mcp.Options{Logger: quiet})
+		require.Error(t, err)
+		require.Nil(t, c)
+		var exit *mcp.ExitError
+		require.ErrorAs(t, err, &exit)
+		assert.Equal(t, 3, exit.Code)
+		assert.Contains(t, exit.Stderr, "fatal: API_TOKEN is not set")
+		assert.Contains(t, err.Error(), "API_TOKEN is not set", "the message carries the stderr tail")
+		assert.ErrorIs(t, err, mcp.ErrClosed)
+		assert.True(t, gone(pidOf(tr.Command)))
+		t.Logf("Connect failed after %v (including process start)", time.Since(start))
+	})
+	t.Run("a crash during a call fails it with the exit status and stderr", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("crash-on-call")
+		c := connect(t, tr)
+		_, err := c.CallTool(ctxTimeout(t, 30*time.Second), "crash", nil)
+		var exit *mcp.ExitError
+		require.ErrorAs(t, err, &exit)
+		assert.ErrorIs(t, err, mcp.ErrClosed)
+		assert.Equal(t, 2, exit.Code)
+		assert.Contains(t, exit.Stderr, "panic: boom")
+		<-c.Done()
+		assert.ErrorAs(t, c.Err(), &exit)
+		_, err = c.CallTool(ctxTimeout(t, 5*time.Second), "echo", nil)
+		assert.ErrorIs(t, err, mcp.ErrClosed)
+	})
+	t.Run("a server that exits while a grandchild holds its stdout fails pending calls within 100 ms", func(t *testing.T) {
+		noLeaks(t)
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		tr := child("grandchild", mcptest.EnvPIDFile+"="+pidFile)
+		c := connect(t, tr)
+		start := time.Now()
+		_, err := c.CallTool(ctxTimeout(t, 30*time.Second), "exit", nil)
+		elapsed := time.Since(start)
+		var exit *mcp.ExitError
+		require.ErrorAs(t, err, &exit)
+		assert.Equal(t, 1, exit.Code)
+		assert.Less(t, elapsed, 100*time.Millisecond)
+		require.NoError(t, c.Close())
+		gc := readPID(t, pidFile)
+		require.Eventually(t, func() bool { return gone(gc) }, 5*time.Second, 5*time.Millisecond,
+			"the grandchild in the server's process group is killed")
+	})
+}
+
+func TestCommandShutdown(t *testing.T) {
+	t.Run("a server that ignores stdin closing and SIGTERM is killed within the bound", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("stubborn")
+		c := connect(t, tr)
+		start := time.Now()
+		require.NoError(t, c.Close())
+		elapsed := time.Since(start)
+		assert.True(t, gone(pidOf(tr.Command)))
+		assert.GreaterOrEqual(t, elapsed, 2*tr.ShutdownTimeout, "stdin close and SIGTERM get their grace")
+		assert.Less(t, elapsed, 2*tr.ShutdownTimeout+2*time.Second)
+	})
+	t.Run("a grandchild that keeps stdout open does not hold Close", func(t *testing.T) {
+		noLeaks(t)
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		tr := child("grandchild", mcptest.EnvPIDFile+"="+pidFile)
+		c := connect(t, tr)
+		start := time.Now()
+		require.NoError(t, c.Close())
+		assert.Less(t, time.Since(start), tr.ShutdownTimeout+time.Second)
+		assert.True(t, gone(pidOf(tr.Command)))
+		gc := readPID(t, pidFile)
+		require.Eventually(t, func() bool { return gone(gc) }, 5*time.Second, 5*time.Millisecond)
+	})
+	t.Run("a server that never answers initialize makes Connect return at its deadline", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("never-init")
+		start := time.Now()
+		_, err := mcp.Connect(ctxTimeout(t, 500*time.Millisecond), tr, &mcp.Options{Logger: quiet})
+		elapsed := time.Since(start)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Less(t, elapsed, 500*time.Millisecond+500*time.Millisecond, "cleanup does not wait out the grace periods")
+		assert.True(t, gone(pidOf(tr.Command)), "the server is killed before Connect returns")
+	})
+	t.Run("a server that stops reading stdin cannot hold a call past its deadline", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("stop-reading")
+		c := connect(t, tr)
+		big := map[string]string{"text": strings.Repeat("a", 4<<20)} // far more than a pipe holds
+		start := time.Now()
+		_, err := c.CallTool(ctxTimeout(t, 300*time.Millisecond), "echo", big)
+		elapsed := time.Since(start)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Less(t, elapsed, time.Second)
+		_, err = c.CallTool(ctxTimeout(t, 100*time.Millisecond), "echo", nil)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "later calls time out too, they do not hang")
+		require.NoError(t, c.Close())
+		assert.True(t, gone(pidOf(tr.Command)))
+	})
+	t.Run("the Connect context ending later does not touch the connection", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("basic")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		c, err := mcp.Connect(ctx, tr, &mcp.Options{Logger: quiet})
+		require.NoError(t, err)
+		defer c.Close()
+		<-ctx.Done() // the connect timeout passes
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "add", map[string]int{"a": 1, "b": 2})
+		require.NoError(t, err)
+		assert.Equal(t, "3", res.Text())
+		assert.False(t, gone(pidOf(tr.Command)))
+	})
+	t.Run("Close while calls are pending fails them and returns", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("stop-reading")
+		c := connect(t, tr)
+		var wg sync.WaitGroup
+		errs := make([]error, 10)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = c.CallTool(context.Background(), "echo", nil)
+			}()
+		}
+		require.NoError(t, c.Close())
+		wg.Wait()
+		for _, err := range errs {
+			assert.ErrorIs(t, err, mcp.ErrClosed)
+		}
+	})
+}
+
+func TestCommandTransportErrors(t *testing.T) {
+	t.Run("a command that does not exist", func(t *testing.T) {
+		tr := child("basic")
+		tr.Command.Path = "/nonexistent/server"
+		_, err := mcp.Connect(context.Background(), tr, nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "/nonexistent/server")
+	})
+	t.Run("a command already used", func(t *testing.T) {
+		noLeaks(t)
+		tr := child("basic")
+		c := connect(t, tr)
+		c.Close()
+		_, err := mcp.Connect(context.Background(), tr, nil)
+		assert.ErrorContains(t, err, "already started")
+	})
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+	require.NoError(t, err)
+	return pid
+}
+
+type countingWriter struct{ n atomic.Int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n.Add(int64(len(p)))
+	return len(p), nil
+}
