@@ -173,7 +173,7 @@ func TestCommandShutdown(t *testing.T) {
 		noLeaks(t)
 		tr := child("stop-reading")
 		c := connect(t, tr)
-		big := map[string]string{"text": strings.Repeat("a", 4<<20)} // far more than a pipe holds
+		big := map[string]string{"text": strings.Repeat("a", 256<<10)} // more than a pipe holds
 		start := time.Now()
 		_, err := c.CallTool(ctxTimeout(t, 300*time.Millisecond), "echo", big)
 		elapsed := time.Since(start)

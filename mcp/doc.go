@@ -1,0 +1,58 @@
+// Package mcp is the client side of the Model Context Protocol (MCP): it
+// starts or dials MCP servers, performs the handshake, and lets a Go program
+// list and call their tools.
+//
+// # How the pieces fit
+//
+// A [Transport] opens a [Stream] of JSON-RPC messages to one server.
+// [CommandTransport] runs the server as a child process and speaks
+// newline-delimited JSON over its stdin and stdout; [NewStream] frames any
+// io.ReadWriteCloser the same way; [NewInMemoryTransports] connects two
+// in-process ends. A custom transport is a [TransportFunc] returning any
+// value with ReadObject, WriteObject and Close (every
+// github.com/sourcegraph/jsonrpc2 ObjectStream qualifies).
+//
+// [Connect] runs the initialize handshake over a Transport and returns a
+// ready [*Connection]. Its methods follow one shape, (ctx, params) (result,
+// error): [Connection.Tools] lists every page of tools/list,
+// [Connection.CallTool] calls one tool, and [Connection.Call] and
+// [Connection.Notify] send any other method.
+//
+// # Lifecycle
+//
+// The ctx given to Connect bounds the handshake only, like
+// net.Dialer.DialContext: a Connection lives until [Connection.Close] or
+// until the server goes away, whichever is first; [Connection.Done] is
+// closed then and [Connection.Err] says why. A server process that exits
+// fails every pending call at once with an error matching [ErrClosed] that
+// wraps an [*ExitError] carrying the exit status and the tail of the
+// server's stderr.
+//
+// Close shuts a child process down as the spec says (close stdin, wait,
+// SIGTERM, wait, SIGKILL to its process group) and returns only once the
+// process is reaped and every goroutine the Connection started has ended.
+//
+// # Errors
+//
+// A JSON-RPC error from the server is an [*Error] (errors.As). A connection
+// that has ended gives errors matching [ErrClosed] (errors.Is). A result of
+// the wrong shape matches [ErrBadResult]. A response larger than the maximum
+// message size fails its call with a [*MessageTooLargeError] and the
+// connection goes on. A tool that ran and failed is not a Go error: it is a
+// [CallToolResult] with IsError set.
+//
+// # Concurrency
+//
+// A Connection is safe for concurrent use; calls from many goroutines share
+// one stream and their responses may arrive in any order. Writes are queued
+// and written by one goroutine per stream, so a server that stops reading
+// cannot block a caller past its ctx. Messages from the server (requests
+// such as ping, and notifications) are served in order by one dispatcher
+// goroutine per Connection, never on the goroutine reading responses.
+//
+// When a call's ctx ends first, the call returns ctx.Err() at once, the
+// server is sent notifications/cancelled for it, and a late response is
+// dropped.
+//
+// The package logs through log/slog (Options.Logger) and never prints.
+package mcp
