@@ -146,6 +146,7 @@ func (c *Connection) cancelled(id uint64, why error) {
 	if c.ended() {
 		return
 	}
+	c.stream.forget(id)
 	// Writes are queued by the Stream, so this does not block on the peer.
 	err := c.conn.Notify(context.Background(), "notifications/cancelled",
 		cancelledParams{RequestID: id, Reason: why.Error()})
@@ -265,15 +266,38 @@ func (c *Connection) getCause() error {
 	return c.cause
 }
 
-// connStream records why the stream ended, which jsonrpc2 does not keep.
+// connStream records why the stream ended, which jsonrpc2 does not keep,
+// and clears jsonrpc2's record of cancelled calls.
 type connStream struct {
 	Stream
 	c        *Connection
 	readDone chan struct{}
 	once     sync.Once
+
+	mu        sync.Mutex
+	forgotten []uint64 // cancelled call ids jsonrpc2 still waits for
+}
+
+// forget arranges for jsonrpc2 to drop the pending call id: jsonrpc2 keeps a
+// call until its response arrives, and a server that honours
+// notifications/cancelled never sends one. Before reading the next message,
+// ReadObject hands jsonrpc2 a stand-in error response for id; if the real
+// response came first, the stand-in is ignored as unknown.
+func (s *connStream) forget(id uint64) {
+	s.mu.Lock()
+	s.forgotten = append(s.forgotten, id)
+	s.mu.Unlock()
 }
 
 func (s *connStream) ReadObject(v any) error {
+	s.mu.Lock()
+	if n := len(s.forgotten); n > 0 {
+		id := s.forgotten[n-1]
+		s.forgotten = s.forgotten[:n-1]
+		s.mu.Unlock()
+		return json.Unmarshal(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"request cancelled"}}`, id, codeCancelled), v)
+	}
+	s.mu.Unlock()
 	err := s.Stream.ReadObject(v)
 	if err != nil {
 		s.c.setCause(err)
@@ -291,6 +315,9 @@ func (s *connStream) WriteObject(obj any) error {
 	}
 	return err
 }
+
+// codeCancelled marks the stand-in responses of forget; no caller sees them.
+const codeCancelled = -32800
 
 // slogPrintf routes jsonrpc2's log lines to slog.
 type slogPrintf struct{ l *slog.Logger }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -253,6 +254,64 @@ func TestCancellation(t *testing.T) {
 	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "other", nil)
 	require.NoError(t, err, "the next call still works")
 	assert.Equal(t, "fine", res.Text())
+}
+
+func TestCancelledCallIsForgotten(t *testing.T) {
+	// jsonrpc2 keeps a call until its response arrives, and a server that
+	// honours notifications/cancelled never answers it. The connection makes
+	// jsonrpc2 forget the call: a response that comes late anyway is then
+	// "ignored as unknown", which jsonrpc2 logs.
+	noLeaks(t)
+	var hung json.RawMessage
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+		var p struct{ Name string }
+		json.Unmarshal(m.Params, &p)
+		if p.Name == "hang" {
+			hung = m.ID
+			return
+		}
+		s.Reply(m.ID, mcptest.TextResult("next"))
+		s.Reply(hung, mcptest.TextResult("late"))
+		s.Reply(m.ID, mcptest.TextResult("marker")) // unknown too: orders the check
+	}}}
+	logs := &logRecorder{}
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: slog.New(logs)})
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.CallTool(ctxTimeout(t, 50*time.Millisecond), "hang", nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "next", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "next", res.Text())
+	require.Eventually(t, func() bool { return logs.contains("ignoring response #3 ") }, 5*time.Second, time.Millisecond,
+		"the duplicate of call 3 is unknown")
+	assert.True(t, logs.contains("ignoring response #2 "), "the late response of the cancelled call 2 found no pending call")
+}
+
+// logRecorder keeps every message logged, at any level.
+type logRecorder struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, r.Message)
+	return nil
+}
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+func (l *logRecorder) contains(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range l.msgs {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestResponsesOutOfOrder(t *testing.T) {
