@@ -24,6 +24,12 @@ type Options struct {
 	// Logger receives the connection's diagnostics: skipped lines, dropped
 	// notifications, late responses. Nil means slog.Default().
 	Logger *slog.Logger
+
+	// ToolListChanged, if set, is called when the server sends
+	// notifications/tools/list_changed. It runs on the connection's
+	// dispatcher goroutine, in order with other server messages: it may call
+	// the Connection, but should hand long work to another goroutine.
+	ToolListChanged func(*Connection)
 }
 
 // Connection is an initialized session with one MCP server. It is safe for
@@ -36,6 +42,7 @@ type Connection struct {
 	init   InitializeResult
 	nextID atomic.Uint64
 	disp   *dispatcher
+	opts   Options
 
 	closing   atomic.Bool
 	causeMu   sync.Mutex
@@ -95,7 +102,7 @@ func newConnection(s Stream, opts *Options) *Connection {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	c := &Connection{logger: logger, done: make(chan struct{})}
+	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{})}
 	c.stream = &connStream{Stream: s, c: c, readDone: make(chan struct{})}
 	c.disp = newDispatcher(c)
 	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c.disp,
@@ -169,6 +176,10 @@ func (c *Connection) mapError(method string, err error) error {
 		}
 		return &Error{Code: rpcErr.Code, Message: rpcErr.Message, Data: json.RawMessage(data)}
 	case errors.Is(err, jsonrpc2.ErrClosed), errors.Is(err, ErrClosed):
+		// jsonrpc2 fails pending calls a moment before it marks itself
+		// disconnected; wait for that, so that Err is set once a call has
+		// failed this way.
+		<-c.conn.DisconnectNotify()
 		return &closedError{cause: c.getCause()}
 	case errors.Is(err, ErrBadResult):
 		return wrap(method, err)

@@ -93,7 +93,14 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 }
 
 func (d *dispatcher) notification(req *jsonrpc2.Request) {
-	d.c.logger.Debug("mcp: notification", "method", req.Method)
+	switch req.Method {
+	case "notifications/tools/list_changed":
+		if f := d.c.opts.ToolListChanged; f != nil {
+			f(d.c)
+		}
+	default:
+		d.c.logger.Debug("mcp: notification", "method", req.Method)
+	}
 }
 
 func (d *dispatcher) reply(ctx context.Context, id jsonrpc2.ID, result any, rpcErr *jsonrpc2.Error) {

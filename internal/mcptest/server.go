@@ -13,7 +13,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 
@@ -212,10 +214,7 @@ func (srv *Server) handle(s *Session, m *Message) {
 }
 
 func (srv *Server) toolsPage(params json.RawMessage) map[string]any {
-	tools := srv.Tools
-	if tools == nil {
-		tools = DefaultTools
-	}
+	tools := srv.listedTools()
 	if srv.PageSize <= 0 {
 		return map[string]any{"tools": tools}
 	}
@@ -231,6 +230,31 @@ func (srv *Server) toolsPage(params json.RawMessage) map[string]any {
 		res["nextCursor"] = fmt.Sprintf("page-%d", end)
 	}
 	return res
+}
+
+// listedTools is Tools, or else a tool for each of ToolFuncs (with the
+// definition from DefaultTools where the name matches).
+func (srv *Server) listedTools() []json.RawMessage {
+	if srv.Tools != nil {
+		return srv.Tools
+	}
+	if srv.ToolFuncs == nil {
+		return DefaultTools
+	}
+	names := slices.Sorted(maps.Keys(srv.ToolFuncs))
+	var out []json.RawMessage
+	for _, n := range names {
+		def := Raw(map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
+		for _, d := range DefaultTools {
+			var t struct{ Name string }
+			json.Unmarshal(d, &t)
+			if t.Name == n {
+				def = d
+			}
+		}
+		out = append(out, def)
+	}
+	return out
 }
 
 // Transport returns a Transport to this server running in-process over

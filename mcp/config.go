@@ -1,0 +1,328 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Server types of a config entry.
+const (
+	TypeStdio = "stdio"
+	TypeHTTP  = "http"
+	TypeSSE   = "sse"
+)
+
+// ServerConfig is one server entry of a config file, in the format Claude
+// Code reads. Values are stored with ${VAR} and ${VAR:-default} already
+// expanded.
+type ServerConfig struct {
+	Name string `json:"-"`
+	// Type is TypeStdio, TypeHTTP or TypeSSE. An entry without "type" is
+	// stdio, or http if it has a url and no command.
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Disabled servers are listed in Status but never started.
+	Disabled bool `json:"disabled,omitempty"`
+
+	// Extra keeps the entry's fields this package does not know.
+	Extra map[string]json.RawMessage `json:"-"`
+	// Source is the file (or reader name) the entry came from.
+	Source string `json:"-"`
+	// Err is the entry's problem, a *ConfigError, or nil. A server with an
+	// Err is never started; Manager shows it as failed.
+	Err error `json:"-"`
+}
+
+// Config is a set of named servers. Problems are kept per entry (see
+// ServerConfig.Err) and per file (Errors), so one bad entry or file never
+// hides the good ones.
+type Config struct {
+	Servers map[string]*ServerConfig
+	Errors  []*ConfigError // problems that are not one server's: unreadable or malformed files
+}
+
+// Names returns the server names, sorted.
+func (c *Config) Names() []string {
+	return slices.Sorted(maps.Keys(c.Servers))
+}
+
+// Err joins every problem of the config: the files' and the servers'. Nil
+// means the whole config is good.
+func (c *Config) Err() error {
+	var errs []error
+	for _, e := range c.Errors {
+		errs = append(errs, e)
+	}
+	for _, name := range c.Names() {
+		if err := c.Servers[name].Err; err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Merge adds other's servers and errors to c; a server of other replaces
+// one of c with the same name.
+func (c *Config) Merge(other *Config) {
+	if c.Servers == nil {
+		c.Servers = map[string]*ServerConfig{}
+	}
+	maps.Copy(c.Servers, other.Servers)
+	c.Errors = append(c.Errors, other.Errors...)
+}
+
+// ConfigError is a problem in a config file: the file, the server (empty
+// for a problem of the whole file) and what is wrong.
+type ConfigError struct {
+	File   string
+	Server string
+	Err    error
+}
+
+func (e *ConfigError) Error() string {
+	where := e.File
+	if where == "" {
+		where = "config"
+	}
+	if e.Server != "" {
+		where += fmt.Sprintf(": server %q", e.Server)
+	}
+	return "mcp: " + where + ": " + strings.TrimPrefix(e.Err.Error(), "mcp: ")
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ConfigFiles returns the files LoadConfig reads for a project, in order of
+// precedence, lowest first: ~/.claude/settings.json,
+// <project>/.claude/settings.json, <project>/.mcp.json.
+func ConfigFiles(project string) []string {
+	var files []string
+	if home, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(home, ".claude", "settings.json"))
+	}
+	return append(files,
+		filepath.Join(project, ".claude", "settings.json"),
+		filepath.Join(project, ".mcp.json"))
+}
+
+// LoadConfig reads the config files of a project directory (see
+// ConfigFiles); a later file's server replaces an earlier one's of the same
+// name, and missing files are skipped. In the settings.json files only the
+// "mcpServers" key is read. The returned Config is never nil, also when
+// some file or entry is bad; the error is Config.Err().
+func LoadConfig(project string) (*Config, error) {
+	cfg := &Config{Servers: map[string]*ServerConfig{}}
+	for _, path := range ConfigFiles(project) {
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			cfg.Errors = append(cfg.Errors, &ConfigError{File: path, Err: err})
+			continue
+		}
+		cfg.Merge(parseConfig(b, path, filepath.Base(path) == "settings.json"))
+	}
+	return cfg, cfg.Err()
+}
+
+// LoadConfigFile reads one config file: {"mcpServers": {...}} or the flat
+// {name: entry} map.
+func LoadConfigFile(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		cfg := &Config{Servers: map[string]*ServerConfig{}, Errors: []*ConfigError{{File: path, Err: err}}}
+		return cfg, cfg.Err()
+	}
+	cfg := parseConfig(b, path, false)
+	return cfg, cfg.Err()
+}
+
+// ParseConfig reads a config from r; source names it in errors.
+func ParseConfig(r io.Reader, source string) (*Config, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		cfg := &Config{Servers: map[string]*ServerConfig{}, Errors: []*ConfigError{{File: source, Err: err}}}
+		return cfg, cfg.Err()
+	}
+	cfg := parseConfig(b, source, false)
+	return cfg, cfg.Err()
+}
+
+func parseConfig(b []byte, source string, settings bool) *Config {
+	cfg := &Config{Servers: map[string]*ServerConfig{}}
+	fileErr := func(err error) *Config {
+		cfg.Errors = append(cfg.Errors, &ConfigError{File: source, Err: err})
+		return cfg
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return cfg
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return fileErr(fmt.Errorf("not a JSON object: %w", err))
+	}
+	entries := top
+	if raw, ok := top["mcpServers"]; ok {
+		entries = nil
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			return fileErr(fmt.Errorf(`"mcpServers" is not an object: %w`, err))
+		}
+	} else if settings {
+		return cfg // a settings file without servers
+	}
+	for name, raw := range entries {
+		cfg.Servers[name] = parseEntry(name, raw, source)
+	}
+	return cfg
+}
+
+func parseEntry(name string, raw json.RawMessage, source string) *ServerConfig {
+	sc := &ServerConfig{Name: name, Source: source}
+	fail := func(format string, args ...any) *ServerConfig {
+		sc.Err = &ConfigError{File: source, Server: name, Err: fmt.Errorf(format, args...)}
+		return sc
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return fail("entry is not a JSON object")
+	}
+	if err := json.Unmarshal(raw, sc); err != nil {
+		return fail("%v", err)
+	}
+	for _, known := range []string{"type", "command", "args", "env", "cwd", "url", "headers", "disabled"} {
+		delete(fields, known)
+	}
+	if len(fields) > 0 {
+		sc.Extra = fields
+	}
+	if name == "" {
+		return fail("empty server name")
+	}
+	switch sc.Type {
+	case "":
+		sc.Type = TypeStdio
+		if sc.Command == "" && sc.URL != "" {
+			sc.Type = TypeHTTP
+		}
+	case TypeStdio, TypeHTTP, TypeSSE:
+	case "streamable-http", "streamableHttp":
+		sc.Type = TypeHTTP
+	default:
+		return fail("unknown type %q (want stdio, http or sse)", sc.Type)
+	}
+	if err := sc.expand(os.LookupEnv); err != nil {
+		return fail("%v", err)
+	}
+	switch sc.Type {
+	case TypeStdio:
+		if sc.Command == "" {
+			return fail(`stdio server needs a "command"`)
+		}
+	default:
+		if sc.URL == "" {
+			return fail(`%s server needs a "url"`, sc.Type)
+		}
+	}
+	return sc
+}
+
+// expand replaces ${VAR} and ${VAR:-default} in the command, args, env
+// values, cwd, url and headers.
+func (sc *ServerConfig) expand(lookup func(string) (string, bool)) error {
+	var errs []error
+	ex := func(field, s string) string {
+		out, err := expandVars(s, lookup)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", field, err))
+		}
+		return out
+	}
+	sc.Command = ex("command", sc.Command)
+	for i, a := range sc.Args {
+		sc.Args[i] = ex(fmt.Sprintf("args[%d]", i), a)
+	}
+	for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+		sc.Env[k] = ex("env."+k, sc.Env[k])
+	}
+	sc.Cwd = ex("cwd", sc.Cwd)
+	sc.URL = ex("url", sc.URL)
+	for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
+		sc.Headers[k] = ex("headers."+k, sc.Headers[k])
+	}
+	return errors.Join(errs...)
+}
+
+// expandVars expands ${VAR} and ${VAR:-default}. An unset variable without
+// a default is an error, and so is a "${" that is not closed.
+func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return "", fmt.Errorf("unclosed ${ in %q", s)
+		}
+		expr := s[i+2 : i+end]
+		name, def, hasDef := strings.Cut(expr, ":-")
+		if name == "" {
+			return "", fmt.Errorf("empty variable name in %q", s)
+		}
+		if v, ok := lookup(name); ok && (v != "" || !hasDef) {
+			b.WriteString(v)
+		} else if hasDef {
+			b.WriteString(def)
+		} else {
+			return "", fmt.Errorf("environment variable %s is not set (set it, or write ${%s:-default})", name, name)
+		}
+		s = s[i+end+1:]
+	}
+}
+
+// Transport returns the Transport for this entry: a CommandTransport for
+// stdio servers, started in Cwd with Env added to the environment. Remote
+// entries (http, sse) return an error until their transports are built.
+func (sc *ServerConfig) Transport() (Transport, error) {
+	if sc.Err != nil {
+		return nil, sc.Err
+	}
+	if sc.Disabled {
+		return nil, fmt.Errorf("mcp: server %q is disabled", sc.Name)
+	}
+	switch sc.Type {
+	case TypeStdio, "":
+		cmd := exec.Command(sc.Command, sc.Args...)
+		cmd.Dir = sc.Cwd
+		if len(sc.Env) > 0 {
+			cmd.Env = os.Environ()
+			for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
+				cmd.Env = append(cmd.Env, k+"="+sc.Env[k])
+			}
+		}
+		return &CommandTransport{Command: cmd}, nil
+	default:
+		return nil, fmt.Errorf("mcp: server %q: remote servers (type %q) are not supported yet; only stdio servers connect", sc.Name, sc.Type)
+	}
+}

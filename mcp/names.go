@@ -1,0 +1,54 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// MaxToolNameLength is the longest tool name model APIs accept.
+const MaxToolNameLength = 64
+
+// ExposedName returns the name a Manager gives to the tool of a server:
+// "mcp__<server>__<tool>", made to match ^[a-zA-Z0-9_-]{1,64}$. Every other
+// character becomes '_'; a name longer than 64 bytes is cut and ends with
+// '_' and 8 hex digits of a hash of the server and tool names, so it stays
+// stable and distinct. The Manager routes calls through a table, never by
+// splitting the name, so names containing "__" round-trip.
+func ExposedName(server, tool string) string {
+	name := "mcp__" + sanitize(server) + "__" + sanitize(tool)
+	if len(name) <= MaxToolNameLength {
+		return name
+	}
+	return withHash(name, server, tool)
+}
+
+// disambiguate names a tool whose exposed name collides with another's.
+func disambiguate(server, tool string) string {
+	return withHash("mcp__"+sanitize(server)+"__"+sanitize(tool), server, tool)
+}
+
+func withHash(name, server, tool string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	if len(name)+len(suffix) > MaxToolNameLength {
+		name = name[:MaxToolNameLength-len(suffix)]
+	}
+	return name + suffix
+}
+
+func sanitize(s string) string {
+	if s == "" {
+		return "_"
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
