@@ -319,10 +319,10 @@ func (s *connStream) ReadObject(v any) error {
 
 func (s *connStream) WriteObject(obj any) error {
 	err := s.Stream.WriteObject(obj)
-	if err != nil && !errors.Is(err, ErrClosed) {
+	if err != nil {
 		// A failed write is fatal: the peer may have seen half a message.
 		s.c.setCause(err)
-		go s.c.conn.Close()
+		go s.c.conn.Close() // bounded by the Stream's Close
 	}
 	return err
 }

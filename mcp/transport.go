@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/sourcegraph/jsonrpc2"
@@ -134,15 +135,19 @@ func (s *lineStream) writeLoop() {
 	defer close(s.done)
 	var spare []byte
 	for {
+		stopping := false
 		select {
 		case <-s.stop:
-			return
+			stopping = true // write what is queued, then stop
 		case <-s.wake:
 		}
 		s.mu.Lock()
 		buf := s.queued
 		if len(buf) == 0 {
 			s.mu.Unlock()
+			if stopping {
+				return
+			}
 			continue
 		}
 		s.queued = spare[:0] // never buf: the writer owns buf until the next swap
@@ -154,6 +159,9 @@ func (s *lineStream) writeLoop() {
 			}
 			s.mu.Unlock()
 			s.rwc.Close()
+			return
+		}
+		if stopping {
 			return
 		}
 		if cap(buf) <= 1<<20 {
@@ -171,11 +179,23 @@ func (s *lineStream) Close() error {
 		s.closed = true
 		s.mu.Unlock()
 		close(s.stop)
+		// Give queued messages a moment to be written, unless the peer
+		// does not read; closing rwc unblocks a pending write.
+		timer := time.NewTimer(flushTimeout)
+		select {
+		case <-s.done:
+		case <-timer.C:
+		}
+		timer.Stop()
 		err = s.rwc.Close()
 		<-s.done
 	})
 	return err
 }
+
+// flushTimeout bounds how long Close waits for queued messages to be
+// written.
+const flushTimeout = 100 * time.Millisecond
 
 // NewInMemoryTransports returns two connected Transports, for tests and for
 // running a server in the same process: what one side writes, the other

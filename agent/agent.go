@@ -1,0 +1,229 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// ErrMaxSteps is returned by Chat when the model kept calling tools for
+// MaxSteps steps.
+var ErrMaxSteps = errors.New("agent: too many steps without a final answer (raise MaxSteps)")
+
+// Defaults of an Agent's zero fields.
+const (
+	DefaultMaxSteps       = 20
+	DefaultMaxResultBytes = 100_000
+)
+
+// Agent runs a conversation with a Model that may call tools.
+type Agent struct {
+	Model  Model
+	System string
+
+	// Tools are listed on the first Chat, not before: a Manager among them
+	// starts its servers then. Later Chats reuse the list.
+	Tools []ToolProvider
+
+	// MaxSteps bounds the model calls of one Chat. Zero means
+	// DefaultMaxSteps.
+	MaxSteps int
+
+	// MaxResultBytes bounds the text of one tool result passed to the
+	// model; a longer one is cut and ends with a marker saying so. Zero
+	// means DefaultMaxResultBytes.
+	MaxResultBytes int
+
+	// Output receives the transcript: "  → name(args)" before each tool
+	// call, and the model's text as it streams. Nil discards it.
+	Output io.Writer
+
+	history []Message
+	tools   *toolSet
+}
+
+// SubAgent returns an agent for a delegated task: the same model and
+// limits, a fresh conversation, and only the given tools (none of this
+// agent's providers, so it never starts MCP servers of its own).
+func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
+	return &Agent{
+		Model:          a.Model,
+		System:         system,
+		Tools:          tools,
+		MaxSteps:       a.MaxSteps,
+		MaxResultBytes: a.MaxResultBytes,
+		Output:         a.Output,
+	}
+}
+
+// History returns the conversation so far.
+func (a *Agent) History() []Message { return a.history }
+
+// Chat adds userText to the conversation and runs the loop until the model
+// answers without calling a tool, returning that answer. Every tool call
+// gets a result in the history, also when Chat returns an error.
+func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
+	if a.tools == nil {
+		ts, err := loadTools(ctx, a.Tools)
+		if err != nil {
+			return "", err
+		}
+		a.tools = ts
+	}
+	a.history = append(a.history, Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: userText}}})
+	maxSteps := a.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	out := a.Output
+	if out == nil {
+		out = io.Discard
+	}
+	for range maxSteps {
+		wrote := false
+		resp, err := a.Model.Generate(ctx, &Request{System: a.System, Messages: a.history, Tools: a.tools.tools},
+			func(text string) {
+				if text != "" {
+					wrote = true
+					io.WriteString(out, text)
+				}
+			})
+		if err != nil {
+			return "", fmt.Errorf("agent: model: %w", err)
+		}
+		a.history = append(a.history, Message{Role: RoleAssistant, Content: resp.Content})
+		var results []Block
+		for _, b := range resp.Content {
+			if b.Type != BlockToolUse {
+				continue
+			}
+			if wrote {
+				io.WriteString(out, "\n")
+				wrote = false
+			}
+			fmt.Fprintf(out, "  → %s(%s)\n", b.Name, compact(b.Input))
+			results = append(results, a.callTool(ctx, b))
+		}
+		if len(results) == 0 {
+			if wrote {
+				io.WriteString(out, "\n")
+			}
+			return resp.Text(), nil
+		}
+		a.history = append(a.history, Message{Role: RoleUser, Content: results})
+	}
+	return "", ErrMaxSteps
+}
+
+// callTool runs one tool call; every failure becomes an error result.
+func (a *Agent) callTool(ctx context.Context, use Block) Block {
+	result := Block{Type: BlockToolResult, ToolUseID: use.ID}
+	fail := func(err error) Block {
+		result.IsError = true
+		result.Content = []Block{{Type: BlockText, Text: "Error: " + err.Error()}}
+		return result
+	}
+	p, ok := a.tools.routes[use.Name]
+	if !ok {
+		return fail(fmt.Errorf("%w %q", ErrUnknownTool, use.Name))
+	}
+	args := use.Input
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := p.CallTool(ctx, use.Name, args)
+	if err != nil {
+		return fail(err)
+	}
+	if res == nil {
+		return fail(errors.New("tool returned no result"))
+	}
+	result.IsError = res.IsError
+	result.Content = a.resultBlocks(res)
+	return result
+}
+
+// resultBlocks turns an MCP result into what the model sees: text blocks
+// joined, images as images for models that take them, everything else
+// summarised as text; the text bounded by MaxResultBytes.
+func (a *Agent) resultBlocks(res *mcp.CallToolResult) []Block {
+	images := false
+	if im, ok := a.Model.(ImageModel); ok {
+		images = im.AcceptsImages()
+	}
+	var texts []string
+	var blocks []Block
+	for _, c := range res.Content {
+		switch c.Type {
+		case mcp.ContentText:
+			texts = append(texts, c.Text)
+		case mcp.ContentImage:
+			if images {
+				blocks = append(blocks, Block{Type: BlockImage, MediaType: c.MimeType, Data: c.Data})
+			} else {
+				texts = append(texts, fmt.Sprintf("[image: %s, %d bytes base64]", c.MimeType, len(c.Data)))
+			}
+		case mcp.ContentAudio:
+			texts = append(texts, fmt.Sprintf("[audio: %s, %d bytes base64]", c.MimeType, len(c.Data)))
+		case mcp.ContentResourceLink:
+			texts = append(texts, fmt.Sprintf("[resource link: %s %s]", c.URI, c.Name))
+		case mcp.ContentResource:
+			switch r := c.Resource; {
+			case r == nil:
+				texts = append(texts, "[resource]")
+			case r.Text != nil:
+				texts = append(texts, *r.Text)
+			case r.Blob != nil:
+				texts = append(texts, fmt.Sprintf("[resource: %s %s, %d bytes base64]", r.URI, r.MimeType, len(*r.Blob)))
+			default:
+				texts = append(texts, fmt.Sprintf("[resource: %s]", r.URI))
+			}
+		default:
+			texts = append(texts, fmt.Sprintf("[%s content]", c.Type))
+		}
+	}
+	if len(texts) == 0 && len(res.StructuredContent) > 0 {
+		texts = append(texts, string(res.StructuredContent))
+	}
+	text := a.truncate(strings.Join(texts, "\n"))
+	if text == "" && len(blocks) == 0 {
+		text = "(no output)"
+	}
+	if text != "" {
+		blocks = append([]Block{{Type: BlockText, Text: text}}, blocks...)
+	}
+	return blocks
+}
+
+func (a *Agent) truncate(s string) string {
+	limit := a.MaxResultBytes
+	if limit <= 0 {
+		limit = DefaultMaxResultBytes
+	}
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[truncated: showing %d of %d bytes]", cut, len(s))
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "{}"
+	}
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}

@@ -1,0 +1,16 @@
+// Package agent is a thin agent loop: it alternates between a Model and
+// tools until the model answers without calling a tool.
+//
+// Tools come from ToolProviders. *mcp.Manager and *mcp.Connection are
+// ToolProviders without importing this package, and so is Funcs, a set of
+// built-in Go functions: to the loop, an MCP tool and a built-in tool are
+// the same thing, a name, a schema and a function. A name claimed by two
+// providers is an error, never a shadow.
+//
+// The loop never crashes on a tool: a tool that fails, a call that errors
+// (timeout, server crash, unknown tool) becomes a tool result marked as an
+// error that the model sees, and the turn goes on. Every tool call in the
+// history gets its result.
+//
+// An Agent is not safe for concurrent use: it holds one conversation.
+package agent

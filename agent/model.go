@@ -1,0 +1,86 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// Model is a language model that can call tools.
+type Model interface {
+	// Generate answers the conversation in req. Text is passed to onText
+	// as it arrives (onText may be nil); the returned Response holds the
+	// whole reply.
+	Generate(ctx context.Context, req *Request, onText func(string)) (*Response, error)
+}
+
+// ImageModel is a Model that takes images in tool results. Images are
+// summarised as text for models that are not.
+type ImageModel interface {
+	Model
+	AcceptsImages() bool
+}
+
+// Request is what a Model is asked.
+type Request struct {
+	System   string
+	Messages []Message
+	Tools    []mcp.Tool
+}
+
+// Response is a Model's reply.
+type Response struct {
+	Content    []Block
+	StopReason string
+}
+
+// Text returns the reply's text blocks, joined.
+func (r *Response) Text() string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if c.Type == BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// Roles of a Message.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role    string
+	Content []Block
+}
+
+// Block types.
+const (
+	BlockText       = "text"
+	BlockImage      = "image"
+	BlockToolUse    = "tool_use"
+	BlockToolResult = "tool_result"
+)
+
+// Block is one content block. Type says which fields are set:
+//   - "text": Text
+//   - "image": MediaType and Data (base64)
+//   - "tool_use": ID, Name, Input
+//   - "tool_result": ToolUseID, Content (text and image blocks), IsError
+type Block struct {
+	Type      string
+	Text      string
+	MediaType string
+	Data      string
+	ID        string
+	Name      string
+	Input     json.RawMessage
+	ToolUseID string
+	Content   []Block
+	IsError   bool
+}

@@ -1,0 +1,162 @@
+// Command addagent is the demo: a model calls an external MCP tool, add,
+// served by a real child process over stdio.
+//
+//	go run ./examples/addagent              # no API key: a local mock model
+//	go run ./examples/addagent --live "What is 1234 + 4321? Use the add tool."
+//
+// Without --live, a local server that speaks the Messages API replays two
+// turns (call mcp__demo__add with {"a":17,"b":25}, then answer); the agent
+// talks to it through the real Anthropic client, and the add tool runs in a
+// real server process (this program, started again with --serve-add). With
+// --live, the prompt goes to the real API (ANTHROPIC_API_KEY from the
+// environment or a .env file; MINI_MODEL picks the model). Servers in a
+// .mcp.json in the working directory are added beside "demo".
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/mcplug/mcplug/agent"
+	"github.com/mcplug/mcplug/agent/anthropic"
+	"github.com/mcplug/mcplug/internal/addserver"
+	"github.com/mcplug/mcplug/internal/mockllm"
+	"github.com/mcplug/mcplug/mcp"
+)
+
+const demoPrompt = "Use the add tool to compute 17 + 25."
+
+// serveFlag makes this program the add server.
+const serveFlag = "--serve-add"
+
+func main() {
+	serveIfAsked()
+	d := &demo{stdout: os.Stdout, stderr: os.Stderr}
+	os.Exit(d.run(context.Background(), os.Args[1:]))
+}
+
+// serveIfAsked runs the add server on stdio and exits, when this program
+// was started as one.
+func serveIfAsked() {
+	if len(os.Args) > 1 && os.Args[1] == serveFlag {
+		if err := addserver.Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "addserver:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+type demo struct {
+	stdout, stderr io.Writer
+	mock           *mockllm.Server // the mock model, when not --live
+}
+
+func (d *demo) run(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("addagent", flag.ContinueOnError)
+	fs.SetOutput(d.stderr)
+	live := fs.Bool("live", false, "talk to the real Anthropic API (needs ANTHROPIC_API_KEY)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := d.chat(ctx, *live, strings.Join(fs.Args(), " ")); err != nil {
+		fmt.Fprintln(d.stderr, "addagent:", err)
+		return 1
+	}
+	return 0
+}
+
+func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
+	var model *anthropic.Model
+	if live {
+		loadDotEnv(".env")
+		if os.Getenv("ANTHROPIC_API_KEY") == "" {
+			return errors.New("--live needs ANTHROPIC_API_KEY (in the environment or a .env file)")
+		}
+		if prompt == "" {
+			prompt = demoPrompt
+		}
+		model = anthropic.New()
+	} else {
+		if prompt != "" {
+			fmt.Fprintln(d.stderr, "addagent: the mock model plays a fixed scenario; use --live to send your own prompt")
+		}
+		prompt = demoPrompt
+		mock, err := mockllm.Start(
+			mockllm.Turn{ToolCalls: []mockllm.ToolCall{{Name: "mcp__demo__add", Input: []byte(`{"a":17,"b":25}`)}}},
+			mockllm.Turn{Text: "17 + 25 = 42."},
+		)
+		if err != nil {
+			return err
+		}
+		defer mock.Close()
+		d.mock = mock
+		model = anthropic.New(option.WithBaseURL(mock.URL), option.WithAPIKey("mock-key"))
+	}
+
+	servers, err := d.config()
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	tools := mcp.NewManager(servers, &mcp.ManagerOptions{Logger: logger})
+	defer tools.Close()
+
+	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{tools}, Output: d.stdout}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	fmt.Fprintf(d.stdout, "  you: %s\n\n", prompt)
+	_, err = a.Chat(ctx, prompt)
+	return err
+}
+
+// config is the demo server, plus the servers of ./.mcp.json if present.
+func (d *demo) config() (*mcp.Config, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find this program to start the add server: %w", err)
+	}
+	cfg := &mcp.Config{Servers: map[string]*mcp.ServerConfig{}}
+	if _, err := os.Stat(".mcp.json"); err == nil {
+		extra, err := mcp.LoadConfigFile(".mcp.json")
+		if err != nil {
+			fmt.Fprintln(d.stderr, "addagent:", err)
+		}
+		cfg.Merge(extra)
+	}
+	cfg.Servers["demo"] = &mcp.ServerConfig{Name: "demo", Type: mcp.TypeStdio, Command: exe, Args: []string{serveFlag}}
+	return cfg, nil
+}
+
+// loadDotEnv sets the KEY=value lines of path that are not set already.
+func loadDotEnv(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "export "))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		if _, set := os.LookupEnv(k); !set {
+			os.Setenv(k, v)
+		}
+	}
+}

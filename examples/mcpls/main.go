@@ -1,0 +1,130 @@
+// Command mcpls checks an MCP config by hand, like `claude mcp list`: it
+// reads the same files as mcp.LoadConfig (~/.claude/settings.json,
+// .claude/settings.json, .mcp.json), connects every server, and prints one
+// line per server.
+//
+//	go run ./examples/mcpls                 # status of each server
+//	go run ./examples/mcpls -v              # and every exposed tool
+//	go run ./examples/mcpls -call mcp__demo__add '{"a":1,"b":2}'
+//	go run ./examples/mcpls -config path/to/servers.json
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcplug/mcplug/mcp"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcpls", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("C", ".", "project `directory` whose config is read")
+	file := fs.String("config", "", "read only this config `file`")
+	verbose := fs.Bool("v", false, "list every exposed tool")
+	call := fs.String("call", "", "call the tool `NAME` with the JSON arguments that follow")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var cfg *mcp.Config
+	var cfgErr error
+	if *file != "" {
+		cfg, cfgErr = mcp.LoadConfigFile(*file)
+	} else {
+		cfg, cfgErr = mcp.LoadConfig(*dir)
+	}
+	for _, e := range cfg.Errors { // file-level problems; server problems show in the table
+		fmt.Fprintln(stderr, e)
+	}
+	_ = cfgErr
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
+	defer m.Close()
+	ctx := context.Background()
+	m.Connect(ctx) // failures show in Status
+
+	if *call != "" {
+		return callTool(ctx, m, *call, fs.Arg(0), stdout, stderr)
+	}
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	status := m.Status()
+	if len(status) == 0 {
+		fmt.Fprintln(stdout, "no MCP servers configured")
+		return 0
+	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	failed := 0
+	for _, s := range status {
+		detail := ""
+		if s.Err != nil {
+			failed++
+			detail = s.Err.Error()
+		} else if s.ServerInfo.Name != "" {
+			detail = s.ServerInfo.Name + " " + s.ServerInfo.Version
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d tools\t%s\n", s.Name, s.State, s.Transport, s.Tools, oneLine(detail))
+		for _, warn := range s.Warnings {
+			fmt.Fprintf(w, "\t\t\t\twarning: %s\n", warn)
+		}
+	}
+	w.Flush()
+	if *verbose {
+		fmt.Fprintln(stdout)
+		for _, t := range tools {
+			fmt.Fprintf(stdout, "%s\n    %s\n", t.Name, oneLine(t.Description))
+		}
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func callTool(ctx context.Context, m *mcp.Manager, name, rawArgs string, stdout, stderr io.Writer) int {
+	var args json.RawMessage
+	if rawArgs != "" {
+		if !json.Valid([]byte(rawArgs)) {
+			fmt.Fprintf(stderr, "mcpls: arguments are not valid JSON: %s\n", rawArgs)
+			return 2
+		}
+		args = json.RawMessage(rawArgs)
+	}
+	res, err := m.CallTool(ctx, name, args)
+	if errors.Is(err, mcp.ErrUnknownTool) {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	out, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Fprintln(stdout, string(out))
+	if res.IsError {
+		return 1
+	}
+	return 0
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}

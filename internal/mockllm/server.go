@@ -1,0 +1,199 @@
+// Package mockllm is a local HTTP server that speaks the Anthropic Messages
+// API (blocking and SSE streaming) and replays a scripted scenario: turn N
+// answers request N. It records every request, so tests can check what a
+// client sent. Point a real client at URL (ANTHROPIC_BASE_URL).
+package mockllm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Turn is one scripted reply: text, tool calls, or both (text first).
+type Turn struct {
+	Text      string
+	ToolCalls []ToolCall
+}
+
+// ToolCall is a tool_use block of a scripted reply.
+type ToolCall struct {
+	Name  string
+	Input json.RawMessage // a JSON object; nil means {}
+}
+
+// Server is a running mock. Close stops it.
+type Server struct {
+	URL string // base URL, e.g. http://127.0.0.1:41234
+
+	turns []Turn
+	srv   *http.Server
+	ln    net.Listener
+	done  chan struct{}
+
+	mu       sync.Mutex
+	requests []json.RawMessage
+}
+
+// Start starts a mock on a loopback port that plays turns in order.
+func Start(turns ...Turn) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("mockllm: listen: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), turns: turns, ln: ln, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages", s.messages)
+	s.srv = &http.Server{Handler: mux}
+	go func() {
+		defer close(s.done)
+		s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// Requests returns the bodies of the requests received so far.
+func (s *Server) Requests() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.requests...)
+}
+
+// Close stops the server and waits for it.
+func (s *Server) Close() error {
+	err := s.srv.Shutdown(context.Background())
+	<-s.done
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	var body json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "mockllm: body is not JSON: "+err.Error())
+		return
+	}
+	var req struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	json.Unmarshal(body, &req)
+	s.mu.Lock()
+	s.requests = append(s.requests, body)
+	n := len(s.requests)
+	s.mu.Unlock()
+	if n > len(s.turns) {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("mockllm: no turn %d scripted (the scenario has %d)", n, len(s.turns)))
+		return
+	}
+	msg := message(n, req.Model, s.turns[n-1])
+	if req.Stream {
+		stream(w, msg)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(msg)
+}
+
+type block struct {
+	Type  string          `json:"type"`
+	Text  string          `json:"text,omitempty"`
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+type msg struct {
+	ID           string  `json:"id"`
+	Type         string  `json:"type"`
+	Role         string  `json:"role"`
+	Model        string  `json:"model"`
+	Content      []block `json:"content"`
+	StopReason   *string `json:"stop_reason"`
+	StopSequence *string `json:"stop_sequence"`
+	Usage        struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+func message(n int, model string, t Turn) msg {
+	m := msg{ID: fmt.Sprintf("msg_mock_%d", n), Type: "message", Role: "assistant", Model: model, Content: []block{}}
+	if t.Text != "" {
+		m.Content = append(m.Content, block{Type: "text", Text: t.Text})
+	}
+	for i, c := range t.ToolCalls {
+		input := c.Input
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		m.Content = append(m.Content, block{Type: "tool_use", ID: fmt.Sprintf("toolu_mock_%d_%d", n, i+1), Name: c.Name, Input: input})
+	}
+	stop := "end_turn"
+	if len(t.ToolCalls) > 0 {
+		stop = "tool_use"
+	}
+	m.StopReason = &stop
+	m.Usage.InputTokens, m.Usage.OutputTokens = 10, 10
+	return m
+}
+
+// stream writes m as the Messages API's server-sent events.
+func stream(w http.ResponseWriter, m msg) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	event := func(name string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	start := m
+	start.Content, start.StopReason = []block{}, nil
+	start.Usage.OutputTokens = 0
+	event("message_start", map[string]any{"type": "message_start", "message": start})
+	for i, b := range m.Content {
+		switch b.Type {
+		case "text":
+			event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			for _, chunk := range chunks(b.Text) {
+				event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": chunk}})
+			}
+		case "tool_use":
+			event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
+			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}})
+		}
+		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": m.StopReason, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": m.Usage.OutputTokens}})
+	event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// chunks splits text after each space, as a model streams words.
+func chunks(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			return append(out, text)
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
+
+func apiError(w http.ResponseWriter, status int, kind, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": message}})
+}
