@@ -2,13 +2,9 @@ package mcp_test
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -54,19 +50,7 @@ func child(scenario string, env ...string) *mcp.CommandTransport {
 	}
 }
 
-// gone reports whether the process pid no longer runs (a zombie counts as
-// gone: it runs no code and holds no pipe).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && fields[0] == "Z"
-}
+func gone(pid int) bool { return mcptest.Gone(pid) }
 
 func pidOf(cmd *exec.Cmd) int { return cmd.Process.Pid }
 
@@ -76,25 +60,3 @@ func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-// liveChildren lists the running (not zombie) child processes of this test.
-func liveChildren(t *testing.T) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	require.NoError(t, err)
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) > 1 && fields[0] != "Z" && fields[1] == strconv.Itoa(os.Getpid()) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}

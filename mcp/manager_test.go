@@ -340,9 +340,9 @@ func TestManagerCloseManyServers(t *testing.T) {
 	for _, s := range m.Status() {
 		require.Equal(t, mcp.StateConnected, s.State, s.Name)
 	}
-	require.Len(t, liveChildren(t), 20)
+	require.Len(t, mcptest.LiveChildren(), 20)
 	start := time.Now()
 	require.NoError(t, m.Close())
 	assert.Less(t, time.Since(start), 2*time.Second, "servers close in parallel")
-	assert.Empty(t, liveChildren(t), "no server process outlives Close")
+	assert.Empty(t, mcptest.LiveChildren(), "no server process outlives Close")
 }

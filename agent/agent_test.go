@@ -1,0 +1,258 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcplug/mcplug/agent"
+	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// The agent's tool interface is met by the MCP types without either
+// package importing the other's interface.
+var (
+	_ agent.ToolProvider = (*mcp.Manager)(nil)
+	_ agent.ToolProvider = (*mcp.Connection)(nil)
+	_ agent.ToolProvider = agent.Funcs(nil)
+)
+
+func TestMain(m *testing.M) {
+	mcptest.Main()
+	os.Exit(m.Run())
+}
+
+// script is a Model that plays scripted replies and records each request.
+type script struct {
+	replies  []*agent.Response
+	requests []agent.Request
+	images   bool
+}
+
+func (s *script) Generate(_ context.Context, req *agent.Request, onText func(string)) (*agent.Response, error) {
+	r := *req
+	r.Messages = append([]agent.Message(nil), req.Messages...)
+	s.requests = append(s.requests, r)
+	if len(s.requests) > len(s.replies) {
+		return nil, errors.New("script: no more replies")
+	}
+	resp := s.replies[len(s.requests)-1]
+	if onText != nil {
+		for _, b := range resp.Content {
+			if b.Type == agent.BlockText {
+				onText(b.Text)
+			}
+		}
+	}
+	return resp, nil
+}
+
+type imageScript struct{ *script }
+
+func (s imageScript) AcceptsImages() bool { return true }
+
+func call(name, input string) *agent.Response {
+	return &agent.Response{Content: []agent.Block{{Type: agent.BlockToolUse, ID: "call-" + name, Name: name, Input: json.RawMessage(input)}}}
+}
+
+func answer(text string) *agent.Response {
+	return &agent.Response{Content: []agent.Block{{Type: agent.BlockText, Text: text}}}
+}
+
+// lastResult returns the tool result the model was sent in its last request.
+func lastResult(t *testing.T, s *script) agent.Block {
+	t.Helper()
+	msgs := s.requests[len(s.requests)-1].Messages
+	last := msgs[len(msgs)-1]
+	require.Equal(t, agent.RoleUser, last.Role)
+	require.Len(t, last.Content, 1)
+	require.Equal(t, agent.BlockToolResult, last.Content[0].Type)
+	return last.Content[0]
+}
+
+func echoFuncs() agent.Funcs {
+	return agent.Funcs{
+		{Tool: mcp.Tool{Name: "echo", Description: "Echo."}, Fn: func(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+			return agent.Text(string(args)), nil
+		}},
+		{Tool: mcp.Tool{Name: "fail"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return nil, errors.New("disk on fire")
+		}},
+		{Tool: mcp.Tool{Name: "refuse"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{{Type: "text", Text: "not allowed"}}}, nil
+		}},
+		{Tool: mcp.Tool{Name: "big"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return agent.Text(strings.Repeat("é", 600)), nil // 1200 bytes
+		}},
+		{Tool: mcp.Tool{Name: "picture"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				{Type: "text", Text: "a cat"},
+				{Type: "image", MimeType: "image/png", Data: "iVBORw0KGgo="},
+				{Type: "resource_link", URI: "file:///cat.png", Name: "cat.png"},
+				{Type: "resource", Resource: &mcp.ResourceContents{URI: "file:///notes.txt", Text: ptr("notes")}},
+			}}, nil
+		}},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestChatRunsToolsUntilAnswer(t *testing.T) {
+	s := &script{replies: []*agent.Response{call("echo", `{ "x" : 1 }`), answer("done.")}}
+	var out bytes.Buffer
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs()}, Output: &out}
+	got, err := a.Chat(context.Background(), "go")
+	require.NoError(t, err)
+	assert.Equal(t, "done.", got)
+	assert.Equal(t, "  → echo({\"x\":1})\ndone.\n", out.String(), "tool calls print with compact JSON args; text streams")
+	r := lastResult(t, s)
+	assert.Equal(t, "call-echo", r.ToolUseID)
+	assert.False(t, r.IsError)
+	assert.Equal(t, `{ "x" : 1 }`, r.Content[0].Text)
+	assert.Len(t, a.History(), 4)
+	require.Len(t, s.requests[0].Tools, 5)
+	assert.Equal(t, "echo", s.requests[0].Tools[0].Name)
+}
+
+func TestToolFailuresBecomeErrorResults(t *testing.T) {
+	tests := []struct {
+		name, tool, want string
+		isError          bool
+	}{
+		{"a Go error from the tool", "fail", "Error: disk on fire", true},
+		{"a result marked as an error", "refuse", "not allowed", true},
+		{"an unknown tool", "nope", `Error: agent: unknown tool "nope"`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{replies: []*agent.Response{call(tt.tool, `{}`), answer("recovered")}}
+			a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs()}}
+			got, err := a.Chat(context.Background(), "go")
+			require.NoError(t, err, "the turn goes on")
+			assert.Equal(t, "recovered", got)
+			r := lastResult(t, s)
+			assert.Equal(t, tt.isError, r.IsError)
+			assert.Equal(t, tt.want, r.Content[0].Text)
+		})
+	}
+}
+
+func TestMCPServerCrashMidTurn(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cfg := &mcp.Config{Servers: map[string]*mcp.ServerConfig{}}
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 300 * time.Millisecond})
+	defer m.Close()
+	require.NoError(t, m.Add("flaky", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		t := &mcp.CommandTransport{Command: mcptest.Command("crash-on-call"), Logger: slog.New(slog.DiscardHandler)}
+		return t.Connect(ctx)
+	})))
+	s := &script{replies: []*agent.Response{
+		{Content: []agent.Block{
+			{Type: agent.BlockToolUse, ID: "1", Name: "mcp__flaky__crash", Input: json.RawMessage(`{}`)},
+			{Type: agent.BlockToolUse, ID: "2", Name: "mcp__flaky__echo", Input: json.RawMessage(`{"text":"x"}`)},
+		}},
+		answer("the server died"),
+	}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{m}}
+	got, err := a.Chat(context.Background(), "go")
+	require.NoError(t, err)
+	assert.Equal(t, "the server died", got)
+	msgs := s.requests[1].Messages
+	results := msgs[len(msgs)-1].Content
+	require.Len(t, results, 2, "every tool call gets its result")
+	assert.True(t, results[0].IsError)
+	assert.Contains(t, results[0].Content[0].Text, "panic: boom")
+	assert.False(t, results[1].IsError, "the next call restarts the server")
+	assert.Equal(t, "x", results[1].Content[0].Text)
+	assert.Equal(t, "2", results[1].ToolUseID)
+}
+
+func TestMaxSteps(t *testing.T) {
+	s := &script{replies: []*agent.Response{call("echo", `{}`), call("echo", `{}`), call("echo", `{}`)}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs()}, MaxSteps: 2}
+	_, err := a.Chat(context.Background(), "loop")
+	require.ErrorIs(t, err, agent.ErrMaxSteps)
+	assert.Len(t, s.requests, 2)
+	h := a.History()
+	require.Len(t, h, 5)
+	assert.Equal(t, agent.BlockToolResult, h[len(h)-1].Content[0].Type, "the last tool call has its result")
+}
+
+func TestTruncation(t *testing.T) {
+	s := &script{replies: []*agent.Response{call("big", `{}`), answer("ok")}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs()}, MaxResultBytes: 101}
+	_, err := a.Chat(context.Background(), "go")
+	require.NoError(t, err)
+	text := lastResult(t, s).Content[0].Text
+	assert.True(t, strings.HasPrefix(text, strings.Repeat("é", 50)+"\n[truncated: showing 100 of 1200 bytes]"), text)
+}
+
+func TestResultContent(t *testing.T) {
+	t.Run("a model that takes images gets the image", func(t *testing.T) {
+		s := &script{replies: []*agent.Response{call("picture", `{}`), answer("ok")}}
+		a := &agent.Agent{Model: imageScript{s}, Tools: []agent.ToolProvider{echoFuncs()}}
+		_, err := a.Chat(context.Background(), "go")
+		require.NoError(t, err)
+		c := lastResult(t, s).Content
+		require.Len(t, c, 2)
+		assert.Equal(t, "a cat\n[resource link: file:///cat.png cat.png]\nnotes", c[0].Text)
+		assert.Equal(t, agent.Block{Type: agent.BlockImage, MediaType: "image/png", Data: "iVBORw0KGgo="}, c[1])
+	})
+	t.Run("other models get a summary", func(t *testing.T) {
+		s := &script{replies: []*agent.Response{call("picture", `{}`), answer("ok")}}
+		a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs()}}
+		_, err := a.Chat(context.Background(), "go")
+		require.NoError(t, err)
+		c := lastResult(t, s).Content
+		require.Len(t, c, 1)
+		assert.Equal(t, "a cat\n[image: image/png, 12 bytes base64]\n[resource link: file:///cat.png cat.png]\nnotes", c[0].Text)
+	})
+}
+
+func TestToolNamesClaimedTwice(t *testing.T) {
+	a := &agent.Agent{Model: &script{}, Tools: []agent.ToolProvider{echoFuncs(), echoFuncs()[:1]}}
+	_, err := a.Chat(context.Background(), "go")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"echo" is claimed by two providers`)
+}
+
+func TestLazyMCPAndSubAgents(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var dials atomic.Int32
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
+	defer m.Close()
+	srv := &mcptest.Server{}
+	require.NoError(t, m.Add("s", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		dials.Add(1)
+		return srv.Transport().Connect(ctx)
+	})))
+	s := &script{replies: []*agent.Response{answer("sub done"), call("mcp__s__add", `{"a":1,"b":2}`), answer("3")}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs(), m}}
+	assert.Equal(t, int32(0), dials.Load(), "constructing an agent starts nothing")
+
+	sub := a.SubAgent("helper", echoFuncs()[:1])
+	got, err := sub.Chat(context.Background(), "delegated")
+	require.NoError(t, err)
+	assert.Equal(t, "sub done", got)
+	assert.Equal(t, int32(0), dials.Load(), "a sub-agent never connects MCP")
+	require.Len(t, s.requests[0].Tools, 1)
+	assert.Equal(t, "helper", s.requests[0].System)
+
+	got, err = a.Chat(context.Background(), "add")
+	require.NoError(t, err)
+	assert.Equal(t, "3", got)
+	assert.Equal(t, int32(1), dials.Load(), "the first Chat connects")
+	assert.Len(t, s.requests[1].Tools, 7)
+	assert.Equal(t, "3", lastResult(t, s).Content[0].Text)
+}
