@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,11 +26,56 @@ type Options struct {
 	// notifications, late responses. Nil means slog.Default().
 	Logger *slog.Logger
 
-	// ToolListChanged, if set, is called when the server sends
-	// notifications/tools/list_changed. It runs on the connection's
-	// dispatcher goroutine, in order with other server messages: it may call
-	// the Connection, but should hand long work to another goroutine.
-	ToolListChanged func(*Connection)
+	// Notification handlers. Each runs on the connection's dispatcher
+	// goroutine, in order with the server's other messages: it may call the
+	// Connection, but should hand long work to another goroutine. Nil
+	// ignores the notification, except LoggingMessage: nil sends server
+	// logs to Logger at the matching level.
+	ToolListChanged     func(*Connection)                  // notifications/tools/list_changed (a cached tool list is dropped first)
+	PromptListChanged   func(*Connection)                  // notifications/prompts/list_changed
+	ResourceListChanged func(*Connection)                  // notifications/resources/list_changed
+	ResourceUpdated     func(c *Connection, uri string)    // notifications/resources/updated
+	LoggingMessage      func(*Connection, *LoggingMessage) // notifications/message
+	ElicitationComplete func(c *Connection, id string)     // notifications/elicitation/complete
+
+	// Client features. The capabilities sent in initialize are exactly the
+	// ones set here: a server cannot ask for what the client cannot serve.
+	//
+	// Roots, when non-nil (even empty), offers the roots capability and is
+	// the initial answer to roots/list; SetRoots changes it.
+	Roots []Root
+	// Sampling answers sampling/createMessage; SamplingTools also offers
+	// tool use in sampling (sampling.tools).
+	Sampling      SamplingHandler
+	SamplingTools bool
+	// ElicitForm and ElicitURL answer elicitation/create in form and URL
+	// mode. A form answer is completed with the schema's defaults and
+	// validated against the schema before it is sent.
+	ElicitForm ElicitHandler
+	ElicitURL  ElicitHandler
+}
+
+// capabilities returns what the options offer the server.
+func (o *Options) capabilities() ClientCapabilities {
+	var caps ClientCapabilities
+	if o.Roots != nil {
+		caps.Roots = &ListChangedCapability{ListChanged: true}
+	}
+	if o.Sampling != nil {
+		caps.Sampling = json.RawMessage(`{}`)
+		if o.SamplingTools {
+			caps.Sampling = json.RawMessage(`{"tools":{}}`)
+		}
+	}
+	switch {
+	case o.ElicitForm != nil && o.ElicitURL != nil:
+		caps.Elicitation = json.RawMessage(`{"form":{},"url":{}}`)
+	case o.ElicitForm != nil:
+		caps.Elicitation = json.RawMessage(`{"form":{}}`)
+	case o.ElicitURL != nil:
+		caps.Elicitation = json.RawMessage(`{"url":{}}`)
+	}
+	return caps
 }
 
 // Connection is an initialized session with one MCP server. It is safe for
@@ -43,6 +89,16 @@ type Connection struct {
 	nextID atomic.Uint64
 	disp   *dispatcher
 	opts   Options
+
+	progress  progressTable
+	schemas   schemaCache
+	toolCache toolCache
+	rootsMu   sync.Mutex
+	roots     []Root
+
+	life       context.Context // ends with the connection; server requests run under it
+	lifeCancel context.CancelFunc
+	handlers   sync.WaitGroup // server requests being served
 
 	closing   atomic.Bool
 	causeMu   sync.Mutex
@@ -79,7 +135,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, erro
 	}
 	params := initializeParams{
 		ProtocolVersion: LatestProtocolVersion,
-		Capabilities:    ClientCapabilities{},
+		Capabilities:    opts.capabilities(),
 		ClientInfo:      info,
 	}
 	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
@@ -102,7 +158,8 @@ func newConnection(s Stream, opts *Options) *Connection {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{})}
+	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{}), roots: slices.Clone(opts.Roots)}
+	c.life, c.lifeCancel = context.WithCancel(context.Background())
 	c.stream = &connStream{Stream: s, c: c, readDone: make(chan struct{})}
 	c.disp = newDispatcher(c)
 	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c.disp,
@@ -124,9 +181,45 @@ func (c *Connection) Call(ctx context.Context, method string, params, result any
 	return c.call(ctx, method, params, result)
 }
 
+// Ping checks that the server answers (ping).
+func (c *Connection) Ping(ctx context.Context) error {
+	return c.callObject(ctx, "ping", nil, nil)
+}
+
+// callObject is call for the spec's methods: params may be a typed nil
+// pointer (sent as no params), and the result must be a JSON object.
+func (c *Connection) callObject(ctx context.Context, method string, params, result any) error {
+	if v := reflect.ValueOf(params); v.Kind() == reflect.Pointer && v.IsNil() {
+		params = nil
+	}
+	return c.call(ctx, method, params, &objectResult{result})
+}
+
+// objectResult decodes a result that must be a JSON object into v (nil
+// discards it).
+type objectResult struct{ v any }
+
+func (r *objectResult) UnmarshalJSON(b []byte) error {
+	if err := requireObject(b); err != nil {
+		return err
+	}
+	if r.v == nil {
+		return nil
+	}
+	return json.Unmarshal(b, r.v)
+}
+
 func (c *Connection) call(ctx context.Context, method string, params, result any) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if opts := callOptionsFrom(ctx); opts != nil && (opts.Progress != nil || opts.Timeout > 0) {
+		p, callCtx, cleanup, err := c.applyCallOptions(ctx, opts, params)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		ctx, params = callCtx, p
 	}
 	if c.ended() {
 		return c.Err()
@@ -141,10 +234,11 @@ func (c *Connection) call(ctx context.Context, method string, params, result any
 		return nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		cause := context.Cause(ctx)
 		if method != "initialize" { // the spec forbids cancelling initialize
-			c.cancelled(id.Num, ctxErr)
+			c.cancelled(id.Num, cause)
 		}
-		return err
+		return cause
 	}
 	return c.mapError(method, err)
 }

@@ -290,28 +290,35 @@ func TestCancelledCallIsForgotten(t *testing.T) {
 
 // logRecorder keeps every message logged, at any level.
 type logRecorder struct {
-	mu   sync.Mutex
-	msgs []string
+	mu     sync.Mutex
+	msgs   []string
+	levels []slog.Level
 }
+
+func slogOf(l *logRecorder) *slog.Logger { return slog.New(l) }
 
 func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
 func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.msgs = append(l.msgs, r.Message)
+	l.levels = append(l.levels, r.Level)
 	return nil
 }
 func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
-func (l *logRecorder) contains(s string) bool {
+func (l *logRecorder) contains(s string) bool { return l.levelOf(s) != "" }
+
+// levelOf returns the level of the first message containing s, or "".
+func (l *logRecorder) levelOf(s string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, m := range l.msgs {
+	for i, m := range l.msgs {
 		if strings.Contains(m, s) {
-			return true
+			return l.levels[i].String()
 		}
 	}
-	return false
+	return ""
 }
 
 func TestResponsesOutOfOrder(t *testing.T) {

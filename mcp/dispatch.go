@@ -3,13 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
 
 // maxQueued bounds the backlog of incoming messages waiting for the
-// dispatcher. Past it, log and progress notifications are dropped (and
+// dispatcher. Past it, log notifications are dropped (and
 // counted in a warning); requests and other notifications are always kept.
 const maxQueued = 1024
 
@@ -22,14 +23,22 @@ type dispatcher struct {
 	queue   []*jsonrpc2.Request
 	dropped int
 	wake    chan struct{}
+
+	inflight map[string]context.CancelFunc // server requests being served, by id
 }
 
 func newDispatcher(c *Connection) *dispatcher {
 	return &dispatcher{c: c, wake: make(chan struct{}, 1)}
 }
 
-// Handle implements jsonrpc2.Handler. It never blocks.
+// Handle implements jsonrpc2.Handler. It never blocks. Progress is the one
+// message served right here, on the read goroutine: so a call's progress
+// callbacks all run before the call returns.
 func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif && req.Method == "notifications/progress" {
+		d.c.onProgress(params(req))
+		return
+	}
 	d.mu.Lock()
 	if req.Notif && len(d.queue) >= maxQueued && lossy(req.Method) {
 		d.dropped++
@@ -45,12 +54,16 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 }
 
 func lossy(method string) bool {
-	return method == "notifications/message" || method == "notifications/progress"
+	return method == "notifications/message"
 }
 
-// run serves the queue until the connection ends, then marks it done.
+// run serves the queue until the connection ends, then cancels the server
+// requests in flight, waits for their handlers and marks the connection
+// done.
 func (d *dispatcher) run(disconnect <-chan struct{}) {
 	defer close(d.c.done)
+	defer d.c.handlers.Wait()
+	defer d.c.lifeCancel()
 	var batch []*jsonrpc2.Request
 	for {
 		select {
@@ -78,35 +91,179 @@ func (d *dispatcher) run(disconnect <-chan struct{}) {
 	}
 }
 
+func params(req *jsonrpc2.Request) json.RawMessage {
+	if req.Params == nil {
+		return nil
+	}
+	return *req.Params
+}
+
+// serve handles one message from the server. Quick answers are given here;
+// requests that may take long (sampling, elicitation) run in their own
+// goroutine, so they never stall other traffic and may call the server.
 func (d *dispatcher) serve(req *jsonrpc2.Request) {
 	if req.Notif {
 		d.notification(req)
 		return
 	}
-	ctx := context.Background()
+	c := d.c
 	switch req.Method {
 	case "ping":
-		d.reply(ctx, req.ID, json.RawMessage("{}"), nil)
+		d.reply(req.ID, json.RawMessage("{}"), nil)
+	case "roots/list":
+		if c.opts.Roots == nil {
+			d.notFound(req)
+			return
+		}
+		d.reply(req.ID, c.listRoots(), nil)
+	case "sampling/createMessage":
+		if c.opts.Sampling == nil {
+			d.notFound(req)
+			return
+		}
+		d.async(req, func(ctx context.Context) (any, *Error) {
+			var p CreateMessageRequest
+			if err := json.Unmarshal(params(req), &p); err != nil {
+				return nil, &Error{Code: CodeInvalidParams, Message: "invalid sampling/createMessage params: " + err.Error()}
+			}
+			if len(p.Tools) > 0 && !c.opts.SamplingTools {
+				return nil, &Error{Code: CodeInvalidParams, Message: "this client does not offer tool use in sampling"}
+			}
+			res, err := c.opts.Sampling(ctx, c, &p)
+			if err != nil {
+				return nil, handlerError(err)
+			}
+			if res == nil {
+				return nil, &Error{Code: CodeInternalError, Message: "sampling handler returned no result"}
+			}
+			return res, nil
+		})
+	case "elicitation/create":
+		if c.opts.ElicitForm == nil && c.opts.ElicitURL == nil {
+			d.notFound(req)
+			return
+		}
+		d.async(req, func(ctx context.Context) (any, *Error) { return c.elicit(ctx, params(req)) })
 	default:
-		d.reply(ctx, req.ID, nil, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: "method not found: " + req.Method})
+		d.notFound(req)
 	}
+}
+
+func (d *dispatcher) notFound(req *jsonrpc2.Request) {
+	d.reply(req.ID, nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + req.Method})
+}
+
+// async serves a request in its own goroutine. Its ctx ends when the
+// server cancels the request (then no answer is sent, as the spec asks) or
+// the connection ends.
+func (d *dispatcher) async(req *jsonrpc2.Request, serve func(ctx context.Context) (any, *Error)) {
+	c := d.c
+	ctx, cancel := context.WithCancel(c.life)
+	key := req.ID.String()
+	d.mu.Lock()
+	if d.inflight == nil {
+		d.inflight = map[string]context.CancelFunc{}
+	}
+	d.inflight[key] = cancel
+	d.mu.Unlock()
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		defer func() {
+			d.mu.Lock()
+			delete(d.inflight, key)
+			d.mu.Unlock()
+			cancel()
+		}()
+		result, rpcErr := serve(ctx)
+		if ctx.Err() != nil {
+			return // cancelled by the server, or the connection ended
+		}
+		d.reply(req.ID, result, rpcErr)
+	}()
+}
+
+// handlerError is the JSON-RPC error a handler's Go error becomes: an
+// *Error as is, anything else as an internal error.
+func handlerError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
 }
 
 func (d *dispatcher) notification(req *jsonrpc2.Request) {
+	c := d.c
+	p := params(req)
 	switch req.Method {
+	case "notifications/cancelled":
+		var cp struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(p, &cp) == nil {
+			var id jsonrpc2.ID
+			if json.Unmarshal(cp.RequestID, &id) == nil {
+				d.mu.Lock()
+				cancel := d.inflight[id.String()]
+				d.mu.Unlock()
+				if cancel != nil {
+					cancel()
+				}
+			}
+		}
+	case "notifications/message":
+		var m LoggingMessage
+		if json.Unmarshal(p, &m) != nil {
+			return
+		}
+		if c.opts.LoggingMessage != nil {
+			c.opts.LoggingMessage(c, &m)
+		} else {
+			c.logMessage(&m)
+		}
 	case "notifications/tools/list_changed":
-		if f := d.c.opts.ToolListChanged; f != nil {
-			f(d.c)
+		c.toolCache.invalidate()
+		if f := c.opts.ToolListChanged; f != nil {
+			f(c)
+		}
+	case "notifications/prompts/list_changed":
+		if f := c.opts.PromptListChanged; f != nil {
+			f(c)
+		}
+	case "notifications/resources/list_changed":
+		if f := c.opts.ResourceListChanged; f != nil {
+			f(c)
+		}
+	case "notifications/resources/updated":
+		var u struct {
+			URI string `json:"uri"`
+		}
+		if f := c.opts.ResourceUpdated; f != nil && json.Unmarshal(p, &u) == nil {
+			f(c, u.URI)
+		}
+	case "notifications/elicitation/complete":
+		var e struct {
+			ID string `json:"elicitationId"`
+		}
+		if f := c.opts.ElicitationComplete; f != nil && json.Unmarshal(p, &e) == nil {
+			f(c, e.ID)
 		}
 	default:
-		d.c.logger.Debug("mcp: notification", "method", req.Method)
+		c.logger.Debug("mcp: notification ignored", "method", req.Method)
 	}
 }
 
-func (d *dispatcher) reply(ctx context.Context, id jsonrpc2.ID, result any, rpcErr *jsonrpc2.Error) {
+func (d *dispatcher) reply(id jsonrpc2.ID, result any, rpcErr *Error) {
+	ctx := context.Background()
 	var err error
 	if rpcErr != nil {
-		err = d.c.conn.ReplyWithError(ctx, id, rpcErr)
+		e := &jsonrpc2.Error{Code: rpcErr.Code, Message: rpcErr.Message}
+		if len(rpcErr.Data) > 0 {
+			data := json.RawMessage(rpcErr.Data)
+			e.Data = &data
+		}
+		err = d.c.conn.ReplyWithError(ctx, id, e)
 	} else {
 		err = d.c.conn.Reply(ctx, id, result)
 	}

@@ -80,12 +80,53 @@ type Tool struct {
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Nil means unset.
+// Fields this package does not know are kept in Extra and written back.
 type ToolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	Title           string                     `json:"title,omitempty"`
+	ReadOnlyHint    *bool                      `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool                      `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool                      `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool                      `json:"openWorldHint,omitempty"`
+	Extra           map[string]json.RawMessage `json:"-"`
+}
+
+type plainAnnotations ToolAnnotations
+
+// UnmarshalJSON keeps unknown fields in Extra.
+func (a *ToolAnnotations) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*plainAnnotations)(a)); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for _, k := range []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+		delete(all, k)
+	}
+	a.Extra = nil
+	if len(all) > 0 {
+		a.Extra = all
+	}
+	return nil
+}
+
+// MarshalJSON writes the known fields and Extra.
+func (a ToolAnnotations) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(plainAnnotations(a))
+	if err != nil || len(a.Extra) == 0 {
+		return b, err
+	}
+	all := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	for k, v := range a.Extra {
+		if _, known := all[k]; !known {
+			all[k] = v
+		}
+	}
+	return json.Marshal(all)
 }
 
 // CallToolResult is the result of tools/call. A tool that failed reports
@@ -136,6 +177,8 @@ const (
 //   - "resource_link": URI, Name, and optionally Title, Description,
 //     MimeType, Size
 //   - "resource": Resource (an embedded resource's contents)
+//
+// Sampling messages add "tool_use" and "tool_result" blocks.
 type Content struct {
 	Type        string            `json:"type"`
 	Text        string            `json:"text,omitempty"`
@@ -150,6 +193,15 @@ type Content struct {
 	Resource    *ResourceContents `json:"resource,omitempty"`
 	Annotations json.RawMessage   `json:"annotations,omitempty"`
 	Meta        json.RawMessage   `json:"_meta,omitempty"`
+
+	// Sampling content only: "tool_use" (ID, Name, Input) and
+	// "tool_result" (ToolUseID, Content, StructuredContent, IsError).
+	ID                string          `json:"id,omitempty"`
+	Input             json.RawMessage `json:"input,omitempty"`
+	ToolUseID         string          `json:"toolUseId,omitempty"`
+	Content           []Content       `json:"content,omitempty"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
 }
 
 // ResourceContents is the contents of a resource: Text for a text

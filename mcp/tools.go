@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 )
 
 // defaultInputSchema stands in for a tool's missing inputSchema.
@@ -13,29 +14,69 @@ var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
 // maxPages bounds how many pages a list method fetches.
 const maxPages = 10000
 
+// ListTools fetches one page of tools/list. Tools are checked as Tools
+// describes.
+func (c *Connection) ListTools(ctx context.Context, params *ListParams) (*ListToolsResult, error) {
+	p, err := listPage[json.RawMessage](ctx, c, "tools/list", "tools", params)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListToolsResult{NextCursor: p.NextCursor}
+	for _, raw := range p.Items {
+		if t, ok := c.checkTool(raw); ok {
+			res.Tools = append(res.Tools, t)
+		}
+	}
+	c.schemas.add(res.Tools, c.logger)
+	return res, nil
+}
+
+// ListToolsResult is one page of tools/list.
+type ListToolsResult struct {
+	Tools      []Tool
+	NextCursor string
+}
+
+// ToolsSeq yields the server's tools, fetching pages as it goes.
+func (c *Connection) ToolsSeq(ctx context.Context) iter.Seq2[Tool, error] {
+	return func(yield func(Tool, error) bool) {
+		for raw, err := range seq[json.RawMessage](ctx, c, "tools/list", "tools") {
+			if err != nil {
+				yield(Tool{}, err)
+				return
+			}
+			if t, ok := c.checkTool(raw); ok {
+				c.schemas.add([]Tool{t}, c.logger)
+				if !yield(t, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // Tools returns the server's tools, fetching every page of tools/list.
 //
 // A tool without a name is dropped, a tool without an inputSchema gets
 // {"type":"object"}, and a tool whose inputSchema is not a JSON object is
 // dropped; each is logged, and none fails the list. A cursor the server
 // repeats ends the listing (logged) rather than looping.
+//
+// When the server announces tools.listChanged, the list is cached until
+// the server sends notifications/tools/list_changed.
 func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
-	var tools []Tool
-	err := c.paginate(ctx, "tools/list", func(raw json.RawMessage) error {
-		var page struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return err
-		}
-		for _, t := range page.Tools {
-			if tool, ok := c.checkTool(t); ok {
-				tools = append(tools, tool)
-			}
-		}
-		return nil
-	})
-	return tools, err
+	if tools, ok := c.toolCache.get(); ok {
+		return tools, nil
+	}
+	gen := c.toolCache.generation()
+	tools, err := collect(c.ToolsSeq(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if caps := c.init.Capabilities.Tools; caps != nil && caps.ListChanged {
+		c.toolCache.set(tools, gen)
+	}
+	return tools, nil
 }
 
 func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
@@ -60,46 +101,12 @@ func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 	return t, true
 }
 
-// paginate calls method with each cursor until the server returns none,
-// handing every page's raw result to page.
-func (c *Connection) paginate(ctx context.Context, method string, page func(json.RawMessage) error) error {
-	seen := map[string]bool{}
-	cursor := ""
-	for range maxPages {
-		var params any
-		if cursor != "" {
-			params = cursorParams{Cursor: cursor}
-		}
-		var raw json.RawMessage
-		if err := c.call(ctx, method, params, &raw); err != nil {
-			return err
-		}
-		if err := requireObject(raw); err != nil {
-			return wrap(method, err)
-		}
-		if err := page(raw); err != nil {
-			return wrap(method, fmt.Errorf("%w: %v", ErrBadResult, err))
-		}
-		var next struct {
-			NextCursor string `json:"nextCursor"`
-		}
-		_ = json.Unmarshal(raw, &next)
-		if next.NextCursor == "" {
-			return nil
-		}
-		if seen[next.NextCursor] {
-			c.logger.Warn("mcp: server repeated a cursor; stopped paging", "method", method, "cursor", next.NextCursor)
-			return nil
-		}
-		seen[next.NextCursor] = true
-		cursor = next.NextCursor
-	}
-	c.logger.Warn("mcp: stopped paging after too many pages", "method", method, "pages", maxPages)
-	return nil
-}
-
 // CallTool calls the named tool with args, which must encode to a JSON
 // object (a struct, a map, or a json.RawMessage); nil sends {}.
+//
+// When the tool declared an outputSchema (in the last listing of tools),
+// structuredContent is validated against it, and a mismatch is an
+// [*OutputSchemaError].
 //
 // A tool that ran and failed is a result with IsError set, not an error.
 // The error is non-nil when the call itself failed: a JSON-RPC error from
@@ -113,6 +120,9 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	}
 	var res CallToolResult
 	if err := c.call(ctx, "tools/call", callToolParams{Name: name, Arguments: arguments}, &res); err != nil {
+		return nil, err
+	}
+	if err := c.schemas.validate(name, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -1,0 +1,97 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+)
+
+// ListParams are the parameters of a list method: the cursor of the page
+// to fetch ("" for the first). Nil means the first page.
+type ListParams struct {
+	Cursor string          `json:"cursor,omitempty"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
+
+// page is one page of a list method's result; key names its items.
+type page[T any] struct {
+	Items      []T
+	NextCursor string
+}
+
+// listPage fetches one page of method, whose items are under key.
+func listPage[T any](ctx context.Context, c *Connection, method, key string, params *ListParams) (*page[T], error) {
+	var p any
+	if params != nil && (params.Cursor != "" || params.Meta != nil) {
+		p = params
+	}
+	var raw map[string]json.RawMessage
+	if err := c.call(ctx, method, p, &raw); err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, wrap(method, ErrBadResult)
+	}
+	out := &page[T]{}
+	if items, ok := raw[key]; ok {
+		if err := json.Unmarshal(items, &out.Items); err != nil {
+			return nil, wrap(method, &badResult{err})
+		}
+	}
+	if next, ok := raw["nextCursor"]; ok {
+		json.Unmarshal(next, &out.NextCursor)
+	}
+	return out, nil
+}
+
+// seq yields every item of every page of method, in order. A cursor the
+// server repeats ends the sequence (logged) rather than looping; an error
+// is yielded once, last.
+func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		seen := map[string]bool{}
+		params := &ListParams{}
+		for range maxPages {
+			p, err := listPage[T](ctx, c, method, key, params)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, item := range p.Items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if p.NextCursor == "" {
+				return
+			}
+			if seen[p.NextCursor] {
+				c.logger.Warn("mcp: server repeated a cursor; stopped paging", "method", method, "cursor", p.NextCursor)
+				return
+			}
+			seen[p.NextCursor] = true
+			params = &ListParams{Cursor: p.NextCursor}
+		}
+		c.logger.Warn("mcp: stopped paging after too many pages", "method", method, "pages", maxPages)
+	}
+}
+
+// collect gathers a sequence into a slice.
+func collect[T any](s iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for item, err := range s {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// badResult is a result that does not decode: it matches ErrBadResult.
+type badResult struct{ err error }
+
+func (e *badResult) Error() string        { return ErrBadResult.Error() + ": " + e.err.Error() }
+func (e *badResult) Is(target error) bool { return target == ErrBadResult }
+func (e *badResult) Unwrap() error        { return e.err }
