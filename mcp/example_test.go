@@ -2,9 +2,11 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"net"
+	"time"
 
 	"github.com/mcplug/mcplug/internal/mcptest"
 	"github.com/mcplug/mcplug/mcp"
@@ -84,4 +86,138 @@ func ExampleTransportFunc() {
 	fmt.Println(c.InitializeResult().ServerInfo.Name, "says:", res.Text())
 	// Output:
 	// tcp-server says: over TCP
+}
+
+// Read the resources a server offers.
+func ExampleConnection_Resources() {
+	ctx := context.Background()
+	server := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"resources/list": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Reply(m.ID, json.RawMessage(`{"resources":[{"uri":"file:///notes.txt","name":"notes","mimeType":"text/plain"}]}`))
+		},
+		"resources/read": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Reply(m.ID, json.RawMessage(`{"contents":[{"uri":"file:///notes.txt","text":"buy milk"}]}`))
+		},
+	}}
+	c, err := mcp.Connect(ctx, server.Transport(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	resources, err := c.Resources(ctx) // every page
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range resources {
+		res, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s (%s): %s\n", r.Name, r.MimeType, *res.Contents[0].Text)
+	}
+	// Output:
+	// notes (text/plain): buy milk
+}
+
+// Fill in a prompt template.
+func ExampleConnection_GetPrompt() {
+	ctx := context.Background()
+	server := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"prompts/get": func(s *mcptest.Session, m *mcptest.Message) {
+			var p mcp.GetPromptParams
+			json.Unmarshal(m.Params, &p)
+			s.Reply(m.ID, map[string]any{"messages": []any{map[string]any{
+				"role": "user", "content": map[string]any{"type": "text", "text": "Review this " + p.Arguments["lang"] + " code."}}}})
+		},
+	}}
+	c, err := mcp.Connect(ctx, server.Transport(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	p, err := c.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review", Arguments: map[string]string{"lang": "Go"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range p.Messages {
+		fmt.Printf("%s: %s\n", m.Role, m.Content.Text)
+	}
+	// Output:
+	// user: Review this Go code.
+}
+
+// Follow a long call's progress, with a timeout that progress extends.
+func ExampleWithCallOptions() {
+	ctx := context.Background()
+	server := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			var p struct {
+				Meta struct{ ProgressToken any } `json:"_meta"`
+			}
+			json.Unmarshal(m.Params, &p)
+			for i := 1; i <= 3; i++ {
+				s.Notify("notifications/progress", map[string]any{"progressToken": p.Meta.ProgressToken, "progress": i, "total": 3})
+			}
+			s.Reply(m.ID, mcptest.TextResult("indexed"))
+		},
+	}}
+	c, err := mcp.Connect(ctx, server.Transport(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	callCtx := mcp.WithCallOptions(ctx, mcp.CallOptions{
+		Progress: func(p mcp.Progress) { fmt.Printf("progress %.0f/%.0f\n", p.Progress, *p.Total) },
+		Timeout:  30 * time.Second, ResetOnProgress: true, MaxTimeout: 10 * time.Minute,
+	})
+	res, err := c.CallTool(callCtx, "index", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text())
+	// Output:
+	// progress 1/3
+	// progress 2/3
+	// progress 3/3
+	// indexed
+}
+
+// Let a server ask the client's model for a completion (sampling).
+func ExampleSamplingHandler() {
+	ctx := context.Background()
+	server := &mcptest.Server{Handlers: map[string]mcptest.Handler{}}
+	answers := make(chan json.RawMessage, 1)
+	server.OnMessage = func(m *mcptest.Message) {
+		if m.Method == "" {
+			answers <- m.Result // the client's answer to the server's request
+		}
+	}
+	server.Handlers["tools/call"] = func(s *mcptest.Session, m *mcptest.Message) {
+		s.Request("s1", "sampling/createMessage", map[string]any{
+			"messages":  []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Name a colour."}}},
+			"maxTokens": 10,
+		})
+		go func() { s.Reply(m.ID, mcptest.TextResult("model said "+string(<-answers))) }()
+	}
+
+	c, err := mcp.Connect(ctx, server.Transport(), &mcp.Options{
+		Sampling: func(ctx context.Context, _ *mcp.Connection, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			// Call a model here; this one always says blue.
+			return &mcp.CreateMessageResult{Content: []mcp.Content{{Type: "text", Text: "blue"}}, Model: "tiny", StopReason: "endTurn"}, nil
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "ask_model", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text())
+	// Output:
+	// model said {"role":"assistant","content":{"type":"text","text":"blue"},"model":"tiny","stopReason":"endTurn"}
 }
