@@ -106,7 +106,7 @@ func TestTools(t *testing.T) {
 			json.RawMessage(`{"name":"string_schema","inputSchema":"object"}`),
 			json.RawMessage(`{"inputSchema":{"type":"object"}}`),
 			json.RawMessage(`{"name":42}`),
-			json.RawMessage(`{"name":"good","title":"Good","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"x":{"type":"string"}}},"annotations":{"readOnlyHint":true},"_meta":{"k":"v"}}`),
+			json.RawMessage(`{"name":"good","title":"Good","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"x":{"type":"string"}}},"annotations":{"readOnlyHint":true,"x-vendor":{"cost":3}},"icons":[{"src":"https://example.com/i.png","sizes":["48x48"]}],"_meta":{"k":"v"}}`),
 		}}
 		c := connect(t, srv.Transport())
 		got, err := c.Tools(ctxTimeout(t, 5*time.Second))
@@ -123,6 +123,10 @@ func TestTools(t *testing.T) {
 		require.NotNil(t, good.Annotations.ReadOnlyHint)
 		assert.True(t, *good.Annotations.ReadOnlyHint)
 		assert.JSONEq(t, `{"k":"v"}`, string(good.Meta))
+		assert.Equal(t, "https://example.com/i.png", good.Icons[0].Src)
+		ann, err := json.Marshal(good.Annotations)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"readOnlyHint":true,"x-vendor":{"cost":3}}`, string(ann), "unknown annotation fields are kept")
 	})
 }
 
