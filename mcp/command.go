@@ -177,7 +177,19 @@ type commandStream struct {
 }
 
 func (s *commandStream) ReadObject(v any) error {
-	err := s.lines.ReadObject(v)
+	return s.readErr(s.lines.ReadObject(v))
+}
+
+func (s *commandStream) readLine() ([]byte, error) {
+	line, err := s.lines.readLine()
+	return line, s.readErr(err)
+}
+
+func (s *commandStream) writeLine(b []byte) error { return s.lines.writeLine(b) }
+
+// readErr turns the end of the server's stdout into the reason: the
+// process's exit (with its stderr), once it has been reaped.
+func (s *commandStream) readErr(err error) error {
 	if err == nil {
 		return nil
 	}

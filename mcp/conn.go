@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -85,8 +87,9 @@ type Connection struct {
 	conn   *jsonrpc2.Conn
 	stream *connStream
 	logger *slog.Logger
-	init   InitializeResult
-	nextID atomic.Uint64
+	init    InitializeResult
+	nextID  atomic.Uint64
+	pending pendingCalls
 	disp   *dispatcher
 	opts   Options
 
@@ -161,6 +164,9 @@ func newConnection(s Stream, opts *Options) *Connection {
 	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{}), roots: slices.Clone(opts.Roots)}
 	c.life, c.lifeCancel = context.WithCancel(context.Background())
 	c.stream = &connStream{Stream: s, c: c, readDone: make(chan struct{})}
+	if l, ok := s.(lineIO); ok {
+		c.stream.lines = l
+	}
 	c.disp = newDispatcher(c)
 	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c.disp,
 		jsonrpc2.SetLogger(slogPrintf{logger}))
@@ -192,98 +198,131 @@ func (c *Connection) callObject(ctx context.Context, method string, params, resu
 	if v := reflect.ValueOf(params); v.Kind() == reflect.Pointer && v.IsNil() {
 		params = nil
 	}
-	return c.call(ctx, method, params, &objectResult{result})
-}
-
-// objectResult decodes a result that must be a JSON object into v (nil
-// discards it).
-type objectResult struct{ v any }
-
-func (r *objectResult) UnmarshalJSON(b []byte) error {
-	if err := requireObject(b); err != nil {
+	raw, err := c.roundTrip(ctx, method, params)
+	if err != nil {
 		return err
 	}
-	if r.v == nil {
-		return nil
+	if err := requireObject(raw); err != nil {
+		return wrap(method, err)
 	}
-	return json.Unmarshal(b, r.v)
+	return c.decode(method, raw, result)
 }
 
 func (c *Connection) call(ctx context.Context, method string, params, result any) error {
-	if err := ctx.Err(); err != nil {
+	raw, err := c.roundTrip(ctx, method, params)
+	if err != nil {
 		return err
+	}
+	return c.decode(method, raw, result)
+}
+
+// decode decodes a result into v (nil discards it).
+func (c *Connection) decode(method string, raw []byte, v any) error {
+	if v == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return wrap(method, &badResult{err})
+	}
+	return nil
+}
+
+// roundTrip sends a request and returns its raw result. It returns when
+// the response arrives, when ctx ends (the server is then sent
+// notifications/cancelled, and a late response is dropped), or when the
+// connection ends.
+func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if opts := callOptionsFrom(ctx); opts != nil && (opts.Progress != nil || opts.Timeout > 0) {
 		p, callCtx, cleanup, err := c.applyCallOptions(ctx, opts, params)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer cleanup()
 		ctx, params = callCtx, p
 	}
-	if c.ended() {
-		return c.Err()
-	}
-	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
-	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	id := c.nextID.Add(1)
+	pc, err := c.pending.add(id)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.send(id, method, params); err != nil {
+		if c.pending.remove(id) {
+			release(pc)
+		}
+		return nil, err
+	}
+	select {
+	case r := <-pc.ch:
+		release(pc)
+		if r.err != nil {
+			return nil, c.mapError(method, r.err)
+		}
+		return r.result, nil
+	case <-ctx.Done():
+		cause := context.Cause(ctx)
+		if c.pending.remove(id) && method != "initialize" { // the spec forbids cancelling initialize
+			c.cancelled(id, cause)
+		}
+		return nil, cause
+	}
+}
+
+// send writes a request (id > 0) or a notification (id 0).
+func (c *Connection) send(id uint64, method string, params any) error {
+	bp := requestBufPool.Get().(*[]byte)
+	defer requestBufPool.Put(bp)
+	b, err := appendRequest((*bp)[:0], id, method, params)
+	if cap(b) <= 64<<10 {
+		*bp = b[:0]
+	}
+	if err != nil {
+		return wrap(method, fmt.Errorf("encode params: %w", err))
+	}
+	if err := c.stream.writeLine(b); err != nil {
 		return c.mapError(method, err)
 	}
-	err = w.Wait(ctx, result)
-	if err == nil {
-		return nil
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		cause := context.Cause(ctx)
-		if method != "initialize" { // the spec forbids cancelling initialize
-			c.cancelled(id.Num, cause)
-		}
-		return cause
-	}
-	return c.mapError(method, err)
+	return nil
 }
 
 func (c *Connection) cancelled(id uint64, why error) {
 	if c.ended() {
 		return
 	}
-	c.stream.forget(id)
 	// Writes are queued by the Stream, so this does not block on the peer.
-	err := c.conn.Notify(context.Background(), "notifications/cancelled",
-		cancelledParams{RequestID: id, Reason: why.Error()})
-	if err != nil {
+	if err := c.send(0, "notifications/cancelled", cancelledParams{RequestID: id, Reason: why.Error()}); err != nil {
 		c.logger.Debug("mcp: could not send notifications/cancelled", "id", id, "err", err)
 	}
 }
 
-// mapError turns jsonrpc2's errors into this package's.
+// mapError turns transport and jsonrpc2 errors into this package's.
 func (c *Connection) mapError(method string, err error) error {
-	var rpcErr *jsonrpc2.Error
+	var ce *closedError
 	switch {
-	case errors.As(err, &rpcErr):
-		var data []byte
-		if rpcErr.Data != nil {
-			data = *rpcErr.Data
-		}
-		if tl, ok := ndjson.TooLarge(rpcErr.Code, data); ok {
-			return wrap(method, tl)
-		}
-		return &Error{Code: rpcErr.Code, Message: rpcErr.Message, Data: json.RawMessage(data)}
+	case errors.As(err, &ce):
+		return err
 	case errors.Is(err, jsonrpc2.ErrClosed), errors.Is(err, ErrClosed):
-		// jsonrpc2 fails pending calls a moment before it marks itself
-		// disconnected; wait for that, so that Err is set once a call has
-		// failed this way.
-		<-c.conn.DisconnectNotify()
 		return &closedError{cause: c.getCause()}
-	case errors.Is(err, ErrBadResult):
-		return wrap(method, err)
-	}
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return fmt.Errorf("mcp: %s: %w: %v", method, ErrBadResult, err)
 	}
 	return err
+}
+
+// responseError turns the error member of a response into an error.
+func responseError(raw []byte) error {
+	var e struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return &badResult{fmt.Errorf("error member: %w", err)}
+	}
+	if tl, ok := ndjson.TooLarge(e.Code, e.Data); ok {
+		return tl
+	}
+	return &Error{Code: e.Code, Message: e.Message, Data: e.Data}
 }
 
 // Notify sends a notification. It returns once the message is queued for
@@ -296,10 +335,7 @@ func (c *Connection) Notify(ctx context.Context, method string, params any) erro
 	if c.ended() {
 		return c.Err()
 	}
-	if err := c.conn.Notify(ctx, method, params); err != nil {
-		return c.mapError(method, err)
-	}
-	return nil
+	return c.send(0, method, params)
 }
 
 // Close ends the connection: pending calls fail with an error matching
@@ -344,6 +380,9 @@ func (c *Connection) Err() error {
 }
 
 func (c *Connection) ended() bool {
+	if c.pending.ended() {
+		return true
+	}
 	select {
 	case <-c.done:
 		return true
@@ -372,41 +411,84 @@ func (c *Connection) getCause() error {
 }
 
 // connStream records why the stream ended, which jsonrpc2 does not keep,
-// and clears jsonrpc2's record of cancelled calls.
+// and takes the responses to the Connection's own requests out of the
+// stream before jsonrpc2 reads it.
 type connStream struct {
 	Stream
+	lines    lineIO // the Stream's raw lines, when it has them
 	c        *Connection
 	readDone chan struct{}
 	once     sync.Once
-
-	mu        sync.Mutex
-	forgotten []uint64 // cancelled call ids jsonrpc2 still waits for
 }
 
-// forget arranges for jsonrpc2 to drop the pending call id: jsonrpc2 keeps a
-// call until its response arrives, and a server that honours
-// notifications/cancelled never sends one. Before reading the next message,
-// ReadObject hands jsonrpc2 a stand-in error response for id; if the real
-// response came first, the stand-in is ignored as unknown.
-func (s *connStream) forget(id uint64) {
-	s.mu.Lock()
-	s.forgotten = append(s.forgotten, id)
-	s.mu.Unlock()
+// lineIO is a Stream that gives access to raw lines: this package's
+// NDJSON streams.
+type lineIO interface {
+	readLine() ([]byte, error)
+	writeLine(b []byte) error
 }
 
-func (s *connStream) ReadObject(v any) error {
-	s.mu.Lock()
-	if n := len(s.forgotten); n > 0 {
-		id := s.forgotten[n-1]
-		s.forgotten = s.forgotten[:n-1]
-		s.mu.Unlock()
-		return json.Unmarshal(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"request cancelled"}}`, id, codeCancelled), v)
+// next returns the next message's bytes.
+func (s *connStream) next() ([]byte, error) {
+	if s.lines != nil {
+		return s.lines.readLine()
 	}
-	s.mu.Unlock()
-	err := s.Stream.ReadObject(v)
+	var raw json.RawMessage
+	if err := s.Stream.ReadObject(&raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// ReadObject hands jsonrpc2 the server's next request or notification.
+// Responses are routed to the calls waiting for them on the way.
+func (s *connStream) ReadObject(v any) error {
+	for {
+		line, err := s.next()
+		if err != nil {
+			s.c.setCause(err)
+			s.c.pending.fail(&closedError{cause: s.c.getCause()})
+			s.once.Do(func() { close(s.readDone) })
+			return err
+		}
+		top, ok := ndjson.ScanTop(line)
+		if ok && top.IsResponse() {
+			s.c.route(top)
+			continue
+		}
+		if err := ndjson.DecodeFresh(line, v); err != nil {
+			s.c.logger.Warn("mcp: skipped a line that is not a JSON-RPC message", "err", err, "line", preview(line))
+			continue
+		}
+		return nil
+	}
+}
+
+// route delivers a response to the call waiting for it. The result is
+// copied: the line's buffer is reused for the next line.
+func (c *Connection) route(top ndjson.Top) {
+	id, err := strconv.ParseUint(string(top.ID), 10, 64)
+	r := reply{}
+	if top.Error != nil {
+		r.err = responseError(top.Error)
+	} else {
+		r.result = bytes.Clone(top.Result)
+	}
+	if err != nil || !c.pending.deliver(id, r) {
+		c.logger.Debug("mcp: dropped a response no call waits for (late, duplicate or unknown id)", "id", string(top.ID))
+	}
+}
+
+// writeLine writes an encoded message (ending in a newline).
+func (s *connStream) writeLine(b []byte) error {
+	var err error
+	if s.lines != nil {
+		err = s.lines.writeLine(b)
+	} else {
+		err = s.Stream.WriteObject(json.RawMessage(b[:len(b)-1]))
+	}
 	if err != nil {
-		s.c.setCause(err)
-		s.once.Do(func() { close(s.readDone) })
+		s.failed(err)
 	}
 	return err
 }
@@ -414,15 +496,17 @@ func (s *connStream) ReadObject(v any) error {
 func (s *connStream) WriteObject(obj any) error {
 	err := s.Stream.WriteObject(obj)
 	if err != nil {
-		// A failed write is fatal: the peer may have seen half a message.
-		s.c.setCause(err)
-		go s.c.conn.Close() // bounded by the Stream's Close
+		s.failed(err)
 	}
 	return err
 }
 
-// codeCancelled marks the stand-in responses of forget; no caller sees them.
-const codeCancelled = -32800
+// failed ends the connection after a write error: the peer may have seen
+// half a message.
+func (s *connStream) failed(err error) {
+	s.c.setCause(err)
+	go s.c.conn.Close() // bounded by the Stream's Close
+}
 
 // slogPrintf routes jsonrpc2's log lines to slog.
 type slogPrintf struct{ l *slog.Logger }

@@ -138,15 +138,6 @@ type CallToolResult struct {
 	Meta              json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnmarshalJSON rejects a result that is not a JSON object (null included).
-func (r *CallToolResult) UnmarshalJSON(b []byte) error {
-	if err := requireObject(b); err != nil {
-		return err
-	}
-	type plain CallToolResult
-	return json.Unmarshal(b, (*plain)(r))
-}
-
 // Text returns the text of the result's text blocks, joined by newlines.
 func (r *CallToolResult) Text() string {
 	var out []byte

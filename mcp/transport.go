@@ -88,7 +88,19 @@ type lineStream struct {
 }
 
 func (s *lineStream) ReadObject(v any) error {
-	err := s.codec.ReadObject(s.r, v)
+	return s.readErr(s.codec.ReadObject(s.r, v))
+}
+
+// readLine returns the next line that may be a message (see
+// ndjson.Codec.ReadLine); it is valid until the next read.
+func (s *lineStream) readLine() ([]byte, error) {
+	line, err := s.codec.ReadLine(s.r)
+	return line, s.readErr(err)
+}
+
+// readErr reports a failed write as the reason reading ended, if there was
+// one: it closed the stream.
+func (s *lineStream) readErr(err error) error {
 	if err != nil {
 		s.mu.Lock()
 		werr := s.werr
@@ -105,6 +117,13 @@ func (s *lineStream) WriteObject(obj any) error {
 	if err != nil {
 		return fmt.Errorf("mcp: encode message: %w", err)
 	}
+	return s.writeLine(b)
+}
+
+// writeLine queues an encoded message, which must end in a newline and
+// contain no other. b is copied.
+func (s *lineStream) writeLine(b []byte) error {
+	var err error
 	s.mu.Lock()
 	switch {
 	case s.werr != nil:
@@ -112,11 +131,7 @@ func (s *lineStream) WriteObject(obj any) error {
 	case s.closed:
 		err = ErrClosed
 	default:
-		if s.queued == nil {
-			s.queued = b
-		} else {
-			s.queued = append(s.queued, b...)
-		}
+		s.queued = append(s.queued, b...)
 	}
 	s.mu.Unlock()
 	if err != nil {

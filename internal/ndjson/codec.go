@@ -57,6 +57,7 @@ type Codec struct {
 	Logger *slog.Logger
 
 	buf     []byte
+	lastBig bool
 	limiter limiter
 }
 
@@ -96,17 +97,34 @@ func compactLine(b []byte) []byte {
 // only the reader's errors; io.EOF after the last message.
 func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
 	for {
-		line, size, tooLarge, err := c.readLine(r)
+		line, err := c.ReadLine(r)
 		if err != nil {
 			return err
 		}
+		if err := DecodeFresh(line, v); err != nil {
+			c.Skip("not a JSON-RPC message: "+err.Error(), line)
+			continue
+		}
+		return nil
+	}
+}
+
+// ReadLine returns the next line that may be a message: a JSON object,
+// without its line ending. Other lines are skipped (and logged); an
+// oversized response comes back as the error response standing for it. The
+// slice is valid until the next call. It returns only the reader's errors.
+func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
+	for {
+		line, size, tooLarge, err := c.readLine(r)
+		if err != nil {
+			return nil, err
+		}
 		if tooLarge {
 			if resp := c.tooLargeResponse(line, size); resp != nil {
-				line = resp
-			} else {
-				c.skip("message too large, no id found", size, nil)
-				continue
+				return resp, nil
 			}
+			c.skip("message too large, no id found", size, nil)
+			continue
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -120,20 +138,16 @@ func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
 			c.skip(reason, int64(len(line)), line)
 			continue
 		}
-		if err := decodeFresh(line, v); err != nil {
-			c.skip("not a JSON-RPC message: "+err.Error(), int64(len(line)), line)
-			continue
-		}
-		if cap(c.buf) > keepBuf {
-			c.buf = nil
-		}
-		return nil
+		return line, nil
 	}
 }
 
-// decodeFresh decodes line into a new value of v's type and stores it in v
+// Skip logs (rate-limited) a line that is skipped for reason.
+func (c *Codec) Skip(reason string, line []byte) { c.skip(reason, int64(len(line)), line) }
+
+// DecodeFresh decodes line into a new value of v's type and stores it in v
 // only on success, so a failed decode never leaves v half filled.
-func decodeFresh(line []byte, v any) error {
+func DecodeFresh(line []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("ndjson: ReadObject needs a non-nil pointer, got %T", v)
@@ -155,6 +169,10 @@ func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge boo
 	if max <= 0 {
 		max = DefaultMaxMessageSize
 	}
+	if cap(c.buf) > keepBuf && !c.lastBig {
+		c.buf = nil // a big buffer is kept only while big messages keep coming
+	}
+	defer func() { c.lastBig = size > keepBuf }()
 	c.buf = c.buf[:0]
 	var tail []byte
 	for {

@@ -266,3 +266,58 @@ func FuzzReadObject(f *testing.F) {
 		}
 	})
 }
+
+func TestScanTop(t *testing.T) {
+	tests := []struct {
+		name, in                string
+		ok                      bool
+		id, method, result, err string
+	}{
+		{"a response", `{"jsonrpc":"2.0","id":12,"result":{"a":[1,{"b":"}\"]"}]}}`, true, "12", "", `{"a":[1,{"b":"}\"]"}]}`, ""},
+		{"a response with the result first", `{"result":"x\\","jsonrpc":"2.0","id":"s"}`, true, `"s"`, "", `"x\\"`, ""},
+		{"an error", `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}`, true, "1", "", "", `{"code":-1,"message":"m"}`},
+		{"a request", ` { "id" : 3 , "method" : "ping" } `, true, "3", `"ping"`, "", ""},
+		{"a null result", `{"id":4,"result":null}`, true, "4", "", "null", ""},
+		{"a cut-off object", `{"id":4,"result":{"a":1}`, false, "", "", "", ""},
+		{"not an object", `[1]`, false, "", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			top, ok := ScanTop([]byte(tt.in))
+			require.Equal(t, tt.ok, ok)
+			if !ok {
+				return
+			}
+			assert.Equal(t, tt.id, string(top.ID))
+			assert.Equal(t, tt.method, string(top.Method))
+			assert.Equal(t, tt.result, string(top.Result))
+			assert.Equal(t, tt.err, string(top.Error))
+		})
+	}
+}
+
+func FuzzScanTop(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a\"b\\"}]}}`))
+	f.Add([]byte(`{"id":"x","method":"m","params":[1,2,{"a":null}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		top, ok := ScanTop(data)
+		if !ok || !json.Valid(data) {
+			return
+		}
+		// On valid JSON the spans agree with encoding/json.
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil {
+			return
+		}
+		for key, span := range map[string][]byte{"id": top.ID, "method": top.Method, "result": top.Result, "error": top.Error} {
+			want, present := m[key]
+			if !present {
+				continue // a duplicate key may make the last one win; absent means nil
+			}
+			var a, b any
+			require.NoError(t, json.Unmarshal(want, &a))
+			require.NoError(t, json.Unmarshal(span, &b), "span of %s: %q", key, span)
+			require.Equal(t, a, b, key)
+		}
+	})
+}

@@ -92,15 +92,23 @@ func topLevel(b []byte, name string) json.RawMessage {
 // stringEnd returns the index of the quote closing the string that opens at
 // b[start], or -1 when the string is cut off.
 func stringEnd(b []byte, start int) int {
-	for i := start + 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+	i := start + 1
+	for {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return -1
+		}
+		i += k
+		// The quote is escaped when an odd number of backslashes precede it.
+		n := 0
+		for j := i - 1; j > start && b[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
 			return i
 		}
+		i++
 	}
-	return -1
 }
 
 func skipSpace(b []byte, i int) int {

@@ -1,0 +1,101 @@
+package mcptest
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"sync"
+)
+
+// BenchServe is a cheap MCP server for benchmarks: it answers from
+// precomputed bytes, so that a benchmark measures the client. tools/call
+// "echo" answers a short text; "big" answers text of arguments.size bytes
+// made of 64-byte lines (so the JSON carries \n escapes). It serves until r
+// ends.
+func BenchServe(r io.Reader, w io.Writer) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name      string `json:"name"`
+			Arguments struct {
+				Size int `json:"size"`
+			} `json:"arguments"`
+		} `json:"params"`
+	}
+	var out []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			var long []byte
+			long = append(long, line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) > 1 {
+			msg.ID, msg.Method, msg.Params.Name, msg.Params.Arguments.Size = nil, "", "", 0
+			if json.Unmarshal(line, &msg) == nil && msg.ID != nil {
+				out = append(out[:0], `{"jsonrpc":"2.0","id":`...)
+				out = append(out, msg.ID...)
+				out = append(out, `,"result":`...)
+				out = append(out, benchResult(msg.Method, msg.Params.Name, msg.Params.Arguments.Size)...)
+				out = append(out, "}\n"...)
+				if _, werr := bw.Write(out); werr != nil {
+					return werr
+				}
+				if br.Buffered() == 0 {
+					if werr := bw.Flush(); werr != nil {
+						return werr
+					}
+				}
+			}
+		}
+		if err != nil {
+			bw.Flush()
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+const (
+	benchInit  = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1.0.0"}}`
+	benchTools = `{"tools":[{"name":"echo","description":"Answer a short text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},{"name":"big","description":"Answer size bytes of text.","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}}}}]}`
+	benchEcho  = `{"content":[{"type":"text","text":"hello from the bench server"}]}`
+)
+
+var bigResults sync.Map // size → []byte
+
+func benchResult(method, tool string, size int) []byte {
+	switch method {
+	case "initialize":
+		return []byte(benchInit)
+	case "tools/list":
+		return []byte(benchTools)
+	case "tools/call":
+		if tool == "big" {
+			if b, ok := bigResults.Load(size); ok {
+				return b.([]byte)
+			}
+			text, _ := json.Marshal(BigText(size))
+			b := []byte(`{"content":[{"type":"text","text":` + string(text) + `}]}`)
+			bigResults.Store(size, b)
+			return b
+		}
+		return []byte(benchEcho)
+	}
+	return []byte(`{}`)
+}
+
+func init() {
+	scenarios["bench"] = func() { BenchServe(os.Stdin, os.Stdout) }
+}
+

@@ -1,0 +1,124 @@
+package mcp_test
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// Benchmarks run against mcptest.BenchServe, a server that answers from
+// precomputed bytes, either as a child process over stdio or in process
+// over net.Pipe. Run them with:
+//
+//	go test -run '^$' -bench . -benchmem ./mcp
+
+type benchTransport struct {
+	name string
+	new  func() mcp.Transport
+}
+
+var benchTransports = []benchTransport{
+	{"stdio", func() mcp.Transport {
+		return &mcp.CommandTransport{Command: mcptest.Command("bench"), Logger: quiet}
+	}},
+	{"inmemory", func() mcp.Transport {
+		return mcp.TransportFunc(func(context.Context) (mcp.Stream, error) {
+			client, server := net.Pipe()
+			go func() {
+				mcptest.BenchServe(server, server)
+				server.Close()
+			}()
+			return mcp.NewStream(client), nil
+		})
+	}},
+}
+
+func benchConnect(b *testing.B, t mcp.Transport) *mcp.Connection {
+	b.Helper()
+	c, err := mcp.Connect(context.Background(), t, &mcp.Options{Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
+}
+
+func BenchmarkCallTool(b *testing.B) {
+	for _, bt := range benchTransports {
+		b.Run(bt.name, func(b *testing.B) {
+			c := benchConnect(b, bt.new())
+			ctx := context.Background()
+			args := map[string]string{"text": "hi"}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.CallTool(ctx, "echo", args)
+				if err != nil || len(res.Content) != 1 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkCallToolParallel64(b *testing.B) {
+	for _, bt := range benchTransports {
+		b.Run(bt.name, func(b *testing.B) {
+			c := benchConnect(b, bt.new())
+			ctx := context.Background()
+			args := map[string]string{"text": "hi"}
+			b.ReportAllocs()
+			b.SetParallelism(64) // 64 goroutines per GOMAXPROCS
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					res, err := c.CallTool(ctx, "echo", args)
+					if err != nil || len(res.Content) != 1 {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkLargeResult(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1MiB", 1 << 20}, {"16MiB", 16 << 20}} {
+		for _, bt := range benchTransports {
+			b.Run(size.name+"/"+bt.name, func(b *testing.B) {
+				c := benchConnect(b, bt.new())
+				ctx := context.Background()
+				args := map[string]int{"size": size.n}
+				b.ReportAllocs()
+				b.SetBytes(int64(size.n))
+				for b.Loop() {
+					res, err := c.CallTool(ctx, "big", args)
+					if err != nil || len(res.Content[0].Text) != size.n {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkConnect is spawn + initialize + tools/list + close.
+func BenchmarkConnect(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := mcp.Connect(ctx, benchTransports[0].new(), &mcp.Options{Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Tools(ctx); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}

@@ -1,0 +1,174 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// The Connection matches responses to its own requests itself, before
+// jsonrpc2 sees them: jsonrpc2's Call decodes each result several times
+// over (once into interface{}), allocates a map per request, and keeps a
+// cancelled call until a response that a well-behaved server never sends.
+// jsonrpc2.Conn still serves the server's requests and notifications.
+
+// reply is a response to one of the Connection's requests: the raw result
+// (its own copy) or an error.
+type reply struct {
+	result []byte
+	err    error
+}
+
+type pendingCall struct {
+	ch chan reply // buffered: delivery never blocks the reader
+}
+
+var pendingPool = sync.Pool{New: func() any { return &pendingCall{ch: make(chan reply, 1)} }}
+
+// pendingCalls maps request ids to the calls waiting for them.
+type pendingCalls struct {
+	mu     sync.Mutex
+	calls  map[uint64]*pendingCall
+	closed error // set once the connection has ended; later adds fail with it
+}
+
+// add registers id, or returns the connection's end error.
+func (p *pendingCalls) add(id uint64) (*pendingCall, error) {
+	pc := pendingPool.Get().(*pendingCall)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed != nil {
+		pendingPool.Put(pc)
+		return nil, p.closed
+	}
+	if p.calls == nil {
+		p.calls = map[uint64]*pendingCall{}
+	}
+	p.calls[id] = pc
+	return pc, nil
+}
+
+// remove forgets id; it reports whether id was still waiting.
+func (p *pendingCalls) remove(id uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.calls[id]
+	delete(p.calls, id)
+	return ok
+}
+
+// deliver hands r to the call waiting for id. It reports false for an id
+// nobody waits for (late, duplicate or unknown).
+func (p *pendingCalls) deliver(id uint64, r reply) bool {
+	p.mu.Lock()
+	pc, ok := p.calls[id]
+	delete(p.calls, id)
+	p.mu.Unlock()
+	if ok {
+		pc.ch <- r
+	}
+	return ok
+}
+
+// fail ends every pending call with err and refuses new ones.
+func (p *pendingCalls) fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed != nil {
+		return
+	}
+	p.closed = err
+	for id, pc := range p.calls {
+		pc.ch <- reply{err: err}
+		delete(p.calls, id)
+	}
+}
+
+func (p *pendingCalls) ended() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed != nil
+}
+
+// release returns a call whose reply was received to the pool.
+func release(pc *pendingCall) { pendingPool.Put(pc) }
+
+var requestBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// appendRequest appends a request (or, with id 0, a notification) as one
+// line. params is encoded with appendParams.
+func appendRequest(b []byte, id uint64, method string, params any) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0",`...)
+	if id != 0 {
+		b = append(b, `"id":`...)
+		b = strconv.AppendUint(b, id, 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"method":`...)
+	b = appendString(b, method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		var err error
+		if b, err = appendParams(b, params); err != nil {
+			return b, err
+		}
+	}
+	return append(b, "}\n"...), nil
+}
+
+// appendParams encodes params without a newline. The common shapes are
+// written by hand; anything else goes through encoding/json.
+func appendParams(b []byte, params any) ([]byte, error) {
+	switch p := params.(type) {
+	case json.RawMessage:
+		return appendRaw(b, p)
+	case callToolParams:
+		b = append(b, `{"name":`...)
+		b = appendString(b, p.Name)
+		b = append(b, `,"arguments":`...)
+		b, err := appendRaw(b, p.Arguments)
+		if err != nil {
+			return b, err
+		}
+		if len(p.Meta) > 0 {
+			b = append(b, `,"_meta":`...)
+			if b, err = appendRaw(b, p.Meta); err != nil {
+				return b, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	enc, err := json.Marshal(params)
+	if err != nil {
+		return b, err
+	}
+	return append(b, enc...), nil
+}
+
+// appendRaw appends raw JSON, compacted if it spans lines.
+func appendRaw(b, raw []byte) ([]byte, error) {
+	for _, c := range raw {
+		if c == '\n' || c == '\r' {
+			compact, err := json.Marshal(json.RawMessage(raw))
+			if err != nil {
+				return b, err
+			}
+			return append(b, compact...), nil
+		}
+	}
+	return append(b, raw...), nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			enc, _ := json.Marshal(s)
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
