@@ -125,14 +125,14 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err := requireObject(raw); err != nil {
 		return nil, wrap("tools/call", err)
 	}
-	var res CallToolResult
-	if err := c.decode("tools/call", raw, &res); err != nil {
+	res, err := decodeCallToolResult(raw) // raw is ours: the connection copied it
+	if err != nil {
+		return nil, wrap("tools/call", err)
+	}
+	if err := c.schemas.validate(name, res); err != nil {
 		return nil, err
 	}
-	if err := c.schemas.validate(name, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return res, nil
 }
 
 func encodeArguments(args any) (json.RawMessage, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 )
 
@@ -20,8 +21,9 @@ func BenchServe(r io.Reader, w io.Writer) error {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params struct {
-			Name      string `json:"name"`
-			Arguments struct {
+			ProtocolVersion string `json:"protocolVersion"`
+			Name            string `json:"name"`
+			Arguments       struct {
 				Size int `json:"size"`
 			} `json:"arguments"`
 		} `json:"params"`
@@ -39,12 +41,18 @@ func BenchServe(r io.Reader, w io.Writer) error {
 			line = long
 		}
 		if len(line) > 1 {
-			msg.ID, msg.Method, msg.Params.Name, msg.Params.Arguments.Size = nil, "", "", 0
+			msg.ID, msg.Method, msg.Params.Name, msg.Params.Arguments.Size, msg.Params.ProtocolVersion = nil, "", "", 0, ""
 			if json.Unmarshal(line, &msg) == nil && msg.ID != nil {
 				out = append(out[:0], `{"jsonrpc":"2.0","id":`...)
 				out = append(out, msg.ID...)
 				out = append(out, `,"result":`...)
-				out = append(out, benchResult(msg.Method, msg.Params.Name, msg.Params.Arguments.Size)...)
+				if msg.Method == "initialize" && msg.Params.ProtocolVersion != "" {
+					out = append(out, `{"protocolVersion":`...)
+					out = strconv.AppendQuote(out, msg.Params.ProtocolVersion)
+					out = append(out, benchInit[len(`{"protocolVersion":"2025-11-25"`):]...)
+				} else {
+					out = append(out, benchResult(msg.Method, msg.Params.Name, msg.Params.Arguments.Size)...)
+				}
 				out = append(out, "}\n"...)
 				if _, werr := bw.Write(out); werr != nil {
 					return werr
@@ -98,4 +106,3 @@ func benchResult(method, tool string, size int) []byte {
 func init() {
 	scenarios["bench"] = func() { BenchServe(os.Stdin, os.Stdout) }
 }
-

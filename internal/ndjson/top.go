@@ -83,7 +83,8 @@ func valueEnd(b []byte, i int) int {
 		}
 		return e + 1
 	case '{', '[':
-		depth := 0
+		var small [32]byte
+		stack := small[:0] // the closers expected, innermost last
 		for j := i; j < len(b); {
 			// jump to the next character that matters
 			k := bytes.IndexAny(b[j:], "\"{}[]")
@@ -91,7 +92,7 @@ func valueEnd(b []byte, i int) int {
 				return -1
 			}
 			j += k
-			switch b[j] {
+			switch c := b[j]; c {
 			case '"':
 				e := stringEnd(b, j)
 				if e < 0 {
@@ -99,11 +100,16 @@ func valueEnd(b []byte, i int) int {
 				}
 				j = e + 1
 				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
+			case '{':
+				stack = append(stack, '}')
+			case '[':
+				stack = append(stack, ']')
+			default:
+				if len(stack) == 0 || stack[len(stack)-1] != c {
+					return -1 // a closer that does not match
+				}
+				stack = stack[:len(stack)-1]
+				if len(stack) == 0 {
 					return j + 1
 				}
 			}
@@ -112,13 +118,87 @@ func valueEnd(b []byte, i int) int {
 		return -1
 	default: // number, true, false, null
 		j := i
+	scan:
 		for j < len(b) {
 			switch b[j] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				return j
+			case ',', '}', ']', ' ', '\t', '\r', '\n', ':', '"', '{', '[':
+				break scan
 			}
 			j++
 		}
+		if j == i {
+			return -1 // no value here
+		}
 		return j
+	}
+}
+
+// Members calls fn with each member of the JSON object obj, in order. It
+// reports false when obj is not a well-nested object (or fn returned
+// false). Values are not validated.
+func Members(obj []byte, fn func(key, value []byte) bool) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) {
+			return false
+		}
+		switch obj[i] {
+		case '}':
+			return skipSpace(obj, i+1) == len(obj)
+		case ',':
+			i++
+			continue
+		case '"':
+		default:
+			return false
+		}
+		end := stringEnd(obj, i)
+		if end < 0 {
+			return false
+		}
+		key := obj[i+1 : end]
+		i = skipSpace(obj, end+1)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		i = skipSpace(obj, i+1)
+		vend := valueEnd(obj, i)
+		if vend < 0 || !fn(key, obj[i:vend]) {
+			return false
+		}
+		i = vend
+	}
+}
+
+// Elements calls fn with each element of the JSON array arr. It reports
+// false when arr is not a well-nested array (or fn returned false).
+func Elements(arr []byte, fn func(value []byte) bool) bool {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	i++
+	for {
+		i = skipSpace(arr, i)
+		if i >= len(arr) {
+			return false
+		}
+		switch arr[i] {
+		case ']':
+			return skipSpace(arr, i+1) == len(arr)
+		case ',':
+			i++
+			continue
+		}
+		vend := valueEnd(arr, i)
+		if vend < 0 || !fn(arr[i:vend]) {
+			return false
+		}
+		i = vend
 	}
 }

@@ -1,0 +1,372 @@
+// Command benchcmp runs the same client scenarios through mcplug, the
+// official go-sdk and mcp-go against one cheap stdio server (this program,
+// started again with "serve"), interleaving the clients round by round,
+// and prints the medians and the ratios. It lives in its own module so
+// that mcplug does not depend on the other SDKs.
+//
+//	cd internal/benchcmp && go run . -rounds 5
+//
+// Absolute times drift on a shared machine; compare the ratios of one run.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	mcpgoclient "github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp"
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// protocol is the revision all three clients speak here.
+const protocol = "2025-11-25"
+
+// client is one SDK under test: a session that can call a tool.
+type client interface {
+	call(ctx context.Context, tool string, args map[string]any) (textLen int, err error)
+	listTools(ctx context.Context) error
+	close()
+}
+
+type sdk struct {
+	name    string
+	connect func(ctx context.Context, exe string) (client, error)
+}
+
+var sdks = []sdk{
+	{"mcplug", connectMcplug},
+	{"go-sdk", connectGoSDK},
+	{"mcp-go", connectMcpGo},
+}
+
+type scenario struct {
+	name string
+	run  func(b *testing.B, c client)
+	// fresh makes each measurement connect anew (the connect scenario).
+	connect bool
+	size    int
+}
+
+func scenarios() []scenario {
+	echo := map[string]any{"text": "hi"}
+	big := func(n int) func(b *testing.B, c client) {
+		args := map[string]any{"size": n}
+		return func(b *testing.B, c client) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				got, err := c.call(context.Background(), "big", args)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got != n {
+					b.Fatalf("got %d bytes of text, want %d", got, n)
+				}
+			}
+		}
+	}
+	return []scenario{
+		{name: "sequential call", run: func(b *testing.B, c client) {
+			for b.Loop() {
+				if _, err := c.call(context.Background(), "echo", echo); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}},
+		{name: "64 goroutines", run: func(b *testing.B, c client) {
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := c.call(context.Background(), "echo", echo); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}},
+		{name: "1 MiB result", run: big(1 << 20), size: 1 << 20},
+		{name: "16 MiB result", run: big(16 << 20), size: 16 << 20},
+		{name: "connect", connect: true},
+	}
+}
+
+type measurement struct {
+	ns, allocs, bytes float64
+	err               error
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		if err := mcptest.BenchServe(os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
+	rounds := flag.Int("rounds", 3, "interleaved rounds; the median is reported")
+	benchtime := flag.Duration("benchtime", time.Second, "time per measurement")
+	only := flag.String("run", "", "only scenarios whose name contains this")
+	testing.Init()
+	flag.Parse()
+	flag.Set("test.benchtime", benchtime.String())
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+
+	fmt.Printf("%s, %d cores, GOMAXPROCS %d, %s %s/%s, %d rounds of %v\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0),
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, *rounds, *benchtime)
+	fmt.Println()
+	fmt.Println("| scenario | mcplug | go-sdk | mcp-go | mcplug ÷ go-sdk | mcplug ÷ mcp-go | allocs/op (mcplug / go-sdk / mcp-go) | B/op (mcplug / go-sdk / mcp-go) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, sc := range scenarios() {
+		if *only != "" && !strings.Contains(sc.name, *only) {
+			continue
+		}
+		results := make([][]measurement, len(sdks))
+		for range *rounds {
+			for i, s := range sdks { // interleaved: every round runs every client
+				results[i] = append(results[i], measure(sc, s, exe))
+			}
+		}
+		med := make([]measurement, len(sdks))
+		for i := range sdks {
+			med[i] = median(results[i])
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", sc.name,
+			show(med[0]), show(med[1]), show(med[2]),
+			ratio(med[0], med[1]), ratio(med[0], med[2]),
+			triple(med, func(m measurement) float64 { return m.allocs }),
+			triple(med, func(m measurement) float64 { return m.bytes }))
+	}
+}
+
+func measure(sc scenario, s sdk, exe string) (m measurement) {
+	defer func() {
+		if r := recover(); r != nil {
+			m = measurement{err: fmt.Errorf("%v", r)}
+		}
+	}()
+	ctx := context.Background()
+	if sc.connect {
+		res := testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := s.connect(ctx, exe)
+				if err != nil {
+					m.err = err
+					b.SkipNow()
+				}
+				if err := c.listTools(ctx); err != nil {
+					m.err = err
+				}
+				c.close()
+			}
+		})
+		return result(res, m.err)
+	}
+	c, err := s.connect(ctx, exe)
+	if err != nil {
+		return measurement{err: err}
+	}
+	defer c.close()
+	var failed error
+	res := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		defer func() {
+			if b.Failed() && failed == nil {
+				failed = fmt.Errorf("failed")
+			}
+		}()
+		sc.run(b, &checked{client: c, err: &failed})
+	})
+	return result(res, failed)
+}
+
+// checked records a client's first error, since testing.Benchmark hides it.
+type checked struct {
+	client
+	err *error
+}
+
+func (c *checked) call(ctx context.Context, tool string, args map[string]any) (int, error) {
+	n, err := c.client.call(ctx, tool, args)
+	if err != nil && *c.err == nil {
+		*c.err = err
+	}
+	return n, err
+}
+
+func result(r testing.BenchmarkResult, err error) measurement {
+	if err != nil || r.N == 0 {
+		if err == nil {
+			err = fmt.Errorf("no iterations")
+		}
+		return measurement{err: err}
+	}
+	return measurement{ns: float64(r.NsPerOp()), allocs: float64(r.AllocsPerOp()), bytes: float64(r.AllocedBytesPerOp())}
+}
+
+func median(ms []measurement) measurement {
+	var ok []measurement
+	for _, m := range ms {
+		if m.err == nil {
+			ok = append(ok, m)
+		}
+	}
+	if len(ok) == 0 {
+		return ms[0]
+	}
+	slices.SortFunc(ok, func(a, b measurement) int { return int(a.ns - b.ns) })
+	return ok[len(ok)/2]
+}
+
+func show(m measurement) string {
+	if m.err != nil {
+		return "fails: " + oneLine(m.err.Error())
+	}
+	switch {
+	case m.ns >= 1e6:
+		return fmt.Sprintf("%.1f ms", m.ns/1e6)
+	case m.ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", m.ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", m.ns)
+}
+
+func ratio(ours, peer measurement) string {
+	if ours.err != nil || peer.err != nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f (%.1f× faster)", ours.ns/peer.ns, peer.ns/ours.ns)
+}
+
+func triple(ms []measurement, f func(measurement) float64) string {
+	var parts []string
+	for _, m := range ms {
+		if m.err != nil {
+			parts = append(parts, "–")
+			continue
+		}
+		v := f(m)
+		if v >= 1<<20 {
+			parts = append(parts, fmt.Sprintf("%.1f MiB", v/(1<<20)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%.0f", v))
+		}
+	}
+	return strings.Join(parts, " / ")
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// --- mcplug
+
+type mcplugClient struct{ c *mcp.Connection }
+
+func connectMcplug(ctx context.Context, exe string) (client, error) {
+	c, err := mcp.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(exe, "serve")}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &mcplugClient{c}, nil
+}
+
+func (m *mcplugClient) call(ctx context.Context, tool string, args map[string]any) (int, error) {
+	res, err := m.c.CallTool(ctx, tool, args)
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Content[0].Text), nil
+}
+
+func (m *mcplugClient) listTools(ctx context.Context) error { _, err := m.c.Tools(ctx); return err }
+func (m *mcplugClient) close()                              { m.c.Close() }
+
+// --- go-sdk
+
+type goSDKClient struct{ s *gosdk.ClientSession }
+
+func connectGoSDK(ctx context.Context, exe string) (client, error) {
+	c := gosdk.NewClient(&gosdk.Implementation{Name: "benchcmp", Version: "1.0.0"}, nil)
+	s, err := c.Connect(ctx, &gosdk.CommandTransport{Command: exec.Command(exe, "serve")},
+		&gosdk.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		return nil, err
+	}
+	return &goSDKClient{s}, nil
+}
+
+func (g *goSDKClient) call(ctx context.Context, tool string, args map[string]any) (int, error) {
+	res, err := g.s.CallTool(ctx, &gosdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return 0, err
+	}
+	t, ok := res.Content[0].(*gosdk.TextContent)
+	if !ok {
+		return 0, fmt.Errorf("content is %T", res.Content[0])
+	}
+	return len(t.Text), nil
+}
+
+func (g *goSDKClient) listTools(ctx context.Context) error {
+	_, err := g.s.ListTools(ctx, nil)
+	return err
+}
+func (g *goSDKClient) close() { g.s.Close() }
+
+// --- mcp-go
+
+type mcpGoClient struct{ c *mcpgoclient.Client }
+
+func connectMcpGo(ctx context.Context, exe string) (client, error) {
+	c, err := mcpgoclient.NewStdioMCPClient(exe, nil, "serve")
+	if err != nil {
+		return nil, err
+	}
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = protocol
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "benchcmp", Version: "1.0.0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &mcpGoClient{c}, nil
+}
+
+func (m *mcpGoClient) call(ctx context.Context, tool string, args map[string]any) (int, error) {
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := m.c.CallTool(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	t, ok := res.Content[0].(mcpgo.TextContent)
+	if !ok {
+		return 0, fmt.Errorf("content is %T", res.Content[0])
+	}
+	return len(t.Text), nil
+}
+
+func (m *mcpGoClient) listTools(ctx context.Context) error {
+	_, err := m.c.ListTools(ctx, mcpgo.ListToolsRequest{})
+	return err
+}
+func (m *mcpGoClient) close() { m.c.Close() }

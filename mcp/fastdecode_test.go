@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The fast decoder must mean exactly what encoding/json means.
+func checkSameAsEncodingJSON(t *testing.T, raw []byte) {
+	t.Helper()
+	var want CallToolResult
+	wantErr := json.Unmarshal(raw, &want)
+	got, err := decodeCallToolResult(bytes.Clone(raw))
+	if wantErr != nil {
+		// encoding/json refuses it; the fast path may only accept what has
+		// a clear meaning, and must never panic.
+		return
+	}
+	require.NoError(t, err)
+	// Compare through JSON, so that RawMessage spacing does not matter.
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	assert.JSONEq(t, string(a), string(b))
+}
+
+func TestDecodeCallToolResult(t *testing.T) {
+	for _, raw := range []string{
+		`{"content":[{"type":"text","text":"plain"}]}`,
+		`{"content":[{"type":"text","text":"one"},{"type":"text","text":"two"},{"type":"image","data":"x","mimeType":"y"},{"type":"text","text":"four"},{"type":"text","text":"five"}]}`,
+		`{"content":[{"type":"text","text":"esc \" \\ \/ \b \f \n \r \t \u00e9 \u20ac \ud83d\ude00 lone \ud800 end"}],"isError":true}`,
+		`{"content":[{"type":"text","text":"héllo wörld ✓"}]}`,
+		`{"content":[{"type":"image","data":"aW1n","mimeType":"image/png","annotations":{"priority":1}}],"structuredContent":{"a":[1,2,{"b":"}"}]},"_meta":{"x":1}}`,
+		`{"content":[{"type":"resource_link","uri":"file:///a","name":"a","size":12,"icons":[{"src":"i.png"}]}]}`,
+		`{"content":[{"type":"resource","resource":{"uri":"file:///b","text":"bee"}}],"unknown":{"deep":[1,2,3]}}`,
+		`{"content":[],"isError":false}`,
+		`{"content":null}`,
+		`{}`,
+		`{"content":[{"type":"text","text":"bad utf8 ` + "\xff\xfe" + ` here"}]}`,
+		`{"content":[{"type":"text","text":null}]}`,
+	} {
+		t.Run(raw, func(t *testing.T) { checkSameAsEncodingJSON(t, []byte(raw)) })
+	}
+	t.Run("strings point into the buffer, unescaped in place", func(t *testing.T) {
+		raw := []byte(`{"content":[{"type":"text","text":"a\nb"}]}`)
+		res, err := decodeCallToolResult(raw)
+		require.NoError(t, err)
+		assert.Equal(t, "a\nb", res.Content[0].Text)
+	})
+	t.Run("a broken structure falls back with the buffer untouched", func(t *testing.T) {
+		raw := []byte(`{"content":[{"type":"text","text":"a\nb"}],"isError":maybe}`)
+		_, err := decodeCallToolResult(raw)
+		assert.ErrorIs(t, err, ErrBadResult)
+	})
+}
+
+func FuzzDecodeCallToolResult(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"text","text":"a\nb\u00e9"}],"structuredContent":{"x":1},"isError":true}`))
+	f.Add([]byte(`{"content":[{"type":"image","data":"x","mimeType":"y","size":3}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) { checkSameAsEncodingJSON(t, raw) })
+}
