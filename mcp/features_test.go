@@ -255,7 +255,9 @@ func TestLogBurstDuringACall(t *testing.T) {
 	require.Eventually(t, func() bool { return logs.contains("dropped notifications") }, 5*time.Second, time.Millisecond)
 	require.Eventually(t, func() bool { return handled.Load() > 1 }, 5*time.Second, time.Millisecond, "the kept backlog is served")
 	require.NoError(t, c.Close()) // the dispatcher has finished
-	assert.LessOrEqual(t, handled.Load(), int32(1025), "at most the bounded backlog is kept")
+	// The dispatcher holds one batch it is serving and a queue behind it,
+	// each bounded (1024): far fewer than the 10,000 sent.
+	assert.LessOrEqual(t, handled.Load(), int32(2*1024+1), "the backlog is bounded")
 }
 
 func TestProgress(t *testing.T) {
