@@ -1,7 +1,5 @@
 package ndjson
 
-import "bytes"
-
 // Top holds where the top-level members of a JSON-RPC message are in its
 // line: each span is the raw value (nil when absent).
 type Top struct {
@@ -69,6 +67,9 @@ func ScanTop(line []byte) (Top, bool) {
 	}
 }
 
+// structural marks the bytes that matter when stepping over a nested value.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
 // valueEnd returns the index just past the JSON value starting at b[i], or
 // -1 when it is cut off or not nested properly.
 func valueEnd(b []byte, i int) int {
@@ -87,11 +88,12 @@ func valueEnd(b []byte, i int) int {
 		stack := small[:0] // the closers expected, innermost last
 		for j := i; j < len(b); {
 			// jump to the next character that matters
-			k := bytes.IndexAny(b[j:], "\"{}[]")
-			if k < 0 {
+			for j < len(b) && !structural[b[j]] {
+				j++
+			}
+			if j == len(b) {
 				return -1
 			}
-			j += k
 			switch c := b[j]; c {
 			case '"':
 				e := stringEnd(b, j)
