@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,8 +303,9 @@ func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
 }
 
 // Transport returns the Transport for this entry: a CommandTransport for
-// stdio servers, started in Cwd with Env added to the environment. Remote
-// entries (http, sse) return an error until their transports are built.
+// stdio servers, started in Cwd with Env added to the environment; for
+// "http", Streamable HTTP falling back to HTTP+SSE (NewHTTPTransport); for
+// "sse", an SSETransport. Headers are sent with every request.
 func (sc *ServerConfig) Transport() (Transport, error) {
 	if sc.Err != nil {
 		return nil, sc.Err
@@ -322,7 +324,19 @@ func (sc *ServerConfig) Transport() (Transport, error) {
 			}
 		}
 		return &CommandTransport{Command: cmd}, nil
+	case TypeHTTP:
+		return NewHTTPTransport(sc.URL, sc.header()), nil
+	case TypeSSE:
+		return &SSETransport{URL: sc.URL, Headers: sc.header()}, nil
 	default:
-		return nil, fmt.Errorf("mcp: server %q: remote servers (type %q) are not supported yet; only stdio servers connect", sc.Name, sc.Type)
+		return nil, fmt.Errorf("mcp: server %q: unknown type %q", sc.Name, sc.Type)
 	}
+}
+
+func (sc *ServerConfig) header() http.Header {
+	h := http.Header{}
+	for k, v := range sc.Headers {
+		h.Set(k, v)
+	}
+	return h
 }

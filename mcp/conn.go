@@ -84,14 +84,14 @@ func (o *Options) capabilities() ClientCapabilities {
 // concurrent use. It lives until Close is called or the server goes away;
 // Done and Err tell which.
 type Connection struct {
-	conn   *jsonrpc2.Conn
-	stream *connStream
-	logger *slog.Logger
+	conn    *jsonrpc2.Conn
+	stream  *connStream
+	logger  *slog.Logger
 	init    InitializeResult
 	nextID  atomic.Uint64
 	pending pendingCalls
-	disp   *dispatcher
-	opts   Options
+	disp    *dispatcher
+	opts    Options
 
 	progress  progressTable
 	schemas   schemaCache
@@ -514,4 +514,3 @@ type slogPrintf struct{ l *slog.Logger }
 func (p slogPrintf) Printf(format string, v ...any) {
 	p.l.Debug(fmt.Sprintf(format, v...))
 }
-

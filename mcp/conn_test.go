@@ -309,7 +309,7 @@ func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
 }
 func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
-func (l *logRecorder) contains(s string) bool { return l.levelOf(s) != "" }
+func (l *logRecorder) contains(s string) bool             { return l.levelOf(s) != "" }
 
 // count returns how many messages contain s.
 func (l *logRecorder) count(s string) int {

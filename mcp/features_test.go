@@ -399,7 +399,10 @@ func TestRoots(t *testing.T) {
 		seen := make(chan struct{}, 4)
 		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
 			"notifications/roots/list_changed": func(*mcptest.Session, *mcptest.Message) { changes.Add(1) },
-			"tools/call": func(s *mcptest.Session, m *mcptest.Message) { seen <- struct{}{}; s.Reply(m.ID, mcptest.TextResult("")) },
+			"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+				seen <- struct{}{}
+				s.Reply(m.ID, mcptest.TextResult(""))
+			},
 		}}
 		c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet, Roots: []mcp.Root{}})
 		require.NoError(t, err)
@@ -565,7 +568,9 @@ const formSchema = `{"type":"object","properties":{
 
 func TestElicitation(t *testing.T) {
 	form := func(result *mcp.ElicitResult) mcp.ElicitHandler {
-		return func(context.Context, *mcp.Connection, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return result, nil }
+		return func(context.Context, *mcp.Connection, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return result, nil
+		}
 	}
 	request := json.RawMessage(`{"mode":"form","message":"Who are you?","requestedSchema":` + formSchema + `}`)
 	tests := []struct {

@@ -148,9 +148,14 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 			}
 			s.transport = func() (Transport, error) {
 				t, err := sc.Transport()
-				if ct, ok := t.(*CommandTransport); ok {
-					ct.ShutdownTimeout = m.opts.ShutdownTimeout
-					ct.Logger = m.logger.With("server", name)
+				switch tt := t.(type) {
+				case *CommandTransport:
+					tt.ShutdownTimeout = m.opts.ShutdownTimeout
+					tt.Logger = m.logger.With("server", name)
+				case *StreamableHTTPTransport:
+					tt.Logger = m.logger.With("server", name)
+				case *SSETransport:
+					tt.Logger = m.logger.With("server", name)
 				}
 				return t, err
 			}

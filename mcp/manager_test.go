@@ -55,7 +55,7 @@ func TestManagerOneBadServerNeverHurtsTheOthers(t *testing.T) {
 		"hangs":  scenarioEntry("never-init"),
 		"works":  scenarioEntry("basic"),
 		"broken": map[string]any{"command": "x", "args": []string{"${MCPLUG_TEST_SURELY_UNSET}"}},
-		"remote": map[string]any{"type": "http", "url": "https://example.com/mcp"},
+		"remote": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp"}, // nothing listens there
 		"off":    map[string]any{"command": "x", "disabled": true},
 	})
 	const timeout = 700 * time.Millisecond
@@ -94,7 +94,7 @@ func TestManagerOneBadServerNeverHurtsTheOthers(t *testing.T) {
 	assert.Equal(t, "test.mcp.json", ce.File)
 
 	assert.Equal(t, mcp.StateFailed, st["remote"].State)
-	assert.Contains(t, st["remote"].Err.Error(), "not supported yet")
+	assert.Contains(t, st["remote"].Err.Error(), "connection refused")
 	assert.Equal(t, mcp.StateDisabled, st["off"].State)
 	assert.NoError(t, st["off"].Err)
 

@@ -1,0 +1,505 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
+)
+
+// StreamableHTTPTransport connects to a remote server over the Streamable
+// HTTP transport (protocol revision 2025-11-25).
+//
+// Each message is POSTed with Accept: application/json, text/event-stream;
+// the answer is one JSON message or an SSE stream that may carry the
+// server's requests and notifications before the response. The
+// Mcp-Session-Id the server assigns is sent back, and MCP-Protocol-Version
+// once initialize has been answered. A 404 for a request with a session
+// starts a new session (initialize again) and retries the request once. A
+// stream that breaks before its response is resumed with a GET carrying
+// Last-Event-ID, after the server's retry delay (bounded backoff). After
+// the handshake a GET stream receives the server's own messages (a 405
+// means the server has none). A failed POST (a 5xx, a dropped connection)
+// fails only its own call. Close sends DELETE for the session, bounded by
+// CloseTimeout.
+//
+// Server requests that arrive over HTTP (sampling, elicitation, roots) reach
+// the same Options handlers as on stdio; the answers are POSTed back.
+type StreamableHTTPTransport struct {
+	URL string
+
+	// Client makes the requests; nil means http.DefaultClient. Give it no
+	// overall Timeout: SSE streams stay open.
+	Client *http.Client
+	// Headers are sent with every request; HeaderFunc, if set, adds headers
+	// to each (a fresh token, say).
+	Headers    http.Header
+	HeaderFunc func(ctx context.Context) (http.Header, error)
+
+	// FallbackToSSE makes the transport switch to the legacy HTTP+SSE
+	// transport (SSETransport on the same URL) when the server answers the
+	// initialize POST with 400, 404 or 405, as the spec's backwards
+	// compatibility section describes.
+	FallbackToSSE bool
+
+	// CloseTimeout bounds the DELETE sent by Close; zero means 2 seconds.
+	CloseTimeout time.Duration
+	// MaxMessageSize bounds one message; zero means 64 MiB.
+	MaxMessageSize int
+	Logger         *slog.Logger
+}
+
+// maxResumes bounds how often one response's stream is resumed.
+const maxResumes = 5
+
+// Connect returns the stream; nothing is sent before the first message.
+func (t *StreamableHTTPTransport) Connect(ctx context.Context) (Stream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if t.URL == "" {
+		return nil, errors.New("mcp: StreamableHTTPTransport.URL is empty")
+	}
+	cfg := &httpConfig{client: t.Client, headers: t.Headers, headerFunc: t.HeaderFunc, logger: t.Logger, maxMessageSize: t.MaxMessageSize}
+	if cfg.client == nil {
+		cfg.client = http.DefaultClient
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.Default()
+	}
+	closeTimeout := t.CloseTimeout
+	if closeTimeout <= 0 {
+		closeTimeout = 2 * time.Second
+	}
+	life, cancel := context.WithCancel(context.Background())
+	return &httpStream{t: t, cfg: cfg, in: newInbox(), life: life, cancel: cancel, closeTimeout: closeTimeout}, nil
+}
+
+// NewHTTPTransport returns the transport for a remote server entry of type
+// "http": Streamable HTTP, falling back to the legacy SSE transport for
+// servers that predate it.
+func NewHTTPTransport(url string, headers http.Header) *StreamableHTTPTransport {
+	return &StreamableHTTPTransport{URL: url, Headers: headers, FallbackToSSE: true}
+}
+
+type httpStream struct {
+	t            *StreamableHTTPTransport
+	cfg          *httpConfig
+	in           *inbox
+	life         context.Context
+	cancel       context.CancelFunc
+	closeTimeout time.Duration
+	wg           sync.WaitGroup
+	closeOnce    sync.Once
+
+	mu       sync.Mutex
+	session  string
+	version  string // negotiated protocol version, once initialize is answered
+	initBody []byte // the initialize request, to start a new session after a 404
+	initID   string
+	getOpen  bool
+	legacy   *sseStream // set when the server turned out to speak HTTP+SSE
+	reinitMu sync.Mutex
+}
+
+func (s *httpStream) ReadObject(v any) error { return s.in.readObject(v) }
+
+// WriteObject POSTs the message in the background: its answer, or the
+// error standing for it, arrives through ReadObject.
+func (s *httpStream) WriteObject(obj any) error {
+	if s.life.Err() != nil {
+		return ErrClosed
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	legacy := s.legacy
+	s.mu.Unlock()
+	if legacy != nil {
+		return legacy.WriteObject(json.RawMessage(b))
+	}
+	top, _ := ndjson.ScanTop(b)
+	if string(top.Method) == `"initialize"` && top.ID != nil {
+		s.mu.Lock()
+		s.initBody, s.initID = b, string(top.ID)
+		s.mu.Unlock()
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.send(b, top)
+	}()
+	return nil
+}
+
+func isRequest(top ndjson.Top) bool { return top.ID != nil && top.Method != nil }
+
+// send POSTs one message and delivers what comes back.
+func (s *httpStream) send(b []byte, top ndjson.Top) {
+	fail := func(err error) {
+		if s.life.Err() != nil {
+			return
+		}
+		if isRequest(top) {
+			s.in.put(errorResponse(top.ID, err)) // only this call fails
+			return
+		}
+		s.cfg.logger.Warn("mcp: http post failed", "err", err)
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := s.post(b)
+		if err != nil {
+			fail(fmt.Errorf("mcp: http post: %w", err))
+			return
+		}
+		switch {
+		case resp.StatusCode == http.StatusNotFound && s.hadSession(resp) && attempt == 0 && string(top.Method) != `"initialize"`:
+			stale := resp.Request.Header.Get("Mcp-Session-Id")
+			resp.Body.Close()
+			if err := s.reinitialize(stale); err != nil {
+				fail(fmt.Errorf("mcp: session expired and a new one could not start: %w", err))
+				return
+			}
+			continue // retry once in the new session
+		case s.t.FallbackToSSE && string(top.Method) == `"initialize"` &&
+			(resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405):
+			resp.Body.Close()
+			s.fallback(b, fail)
+			return
+		case resp.StatusCode/100 != 2:
+			err := statusError(resp)
+			resp.Body.Close()
+			fail(err)
+			return
+		}
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" && string(top.Method) == `"initialize"` {
+			s.mu.Lock()
+			s.session = id
+			s.mu.Unlock()
+		}
+		s.receive(resp, top, fail)
+		if string(top.Method) == `"notifications/initialized"` {
+			s.openGet()
+		}
+		return
+	}
+}
+
+// hadSession reports whether the request of resp carried a session id.
+func (s *httpStream) hadSession(resp *http.Response) bool {
+	return resp.Request != nil && resp.Request.Header.Get("Mcp-Session-Id") != ""
+}
+
+func (s *httpStream) post(b []byte) (*http.Response, error) {
+	req, err := s.cfg.newRequest(s.life, http.MethodPost, s.t.URL, b)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	s.sessionHeaders(req)
+	return s.cfg.client.Do(req)
+}
+
+func (s *httpStream) sessionHeaders(req *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session != "" {
+		req.Header.Set("Mcp-Session-Id", s.session)
+	}
+	if s.version != "" {
+		req.Header.Set("MCP-Protocol-Version", s.version)
+	}
+}
+
+// receive reads the answer to a POST: nothing (202), one JSON message, or
+// an SSE stream, resumed if it breaks before the response.
+func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(error)) {
+	defer resp.Body.Close()
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode == http.StatusAccepted || resp.ContentLength == 0 && ct == "":
+		if isRequest(top) {
+			fail(errors.New("mcp: server accepted a request without answering it"))
+		}
+	case ct == "application/json":
+		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.cfg.maxSize())+1))
+		switch {
+		case err != nil:
+			fail(fmt.Errorf("mcp: http read: %w", err))
+		case len(b) > s.cfg.maxSize():
+			fail(&MessageTooLargeError{Size: int64(len(b)), Max: s.cfg.maxSize()})
+		default:
+			s.deliver(b)
+		}
+	case ct == "text/event-stream":
+		done, last, retry, err := s.readEvents(resp.Body, top.ID)
+		if done || !isRequest(top) {
+			return
+		}
+		s.resume(top, last, retry, err, fail)
+	default:
+		fail(fmt.Errorf("mcp: http answer of type %q", ct))
+	}
+}
+
+// readEvents delivers the messages of an SSE stream. done reports that the
+// response to id arrived; last and retry are the stream's last event id
+// and retry delay.
+func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, last string, retry time.Duration, err error) {
+	err = readSSE(r, s.cfg.maxSize(), func(ev sseEvent) bool {
+		if ev.id != "" {
+			last = ev.id
+		}
+		if ev.retry > 0 {
+			retry = ev.retry
+		}
+		if len(ev.data) == 0 {
+			return true
+		}
+		s.deliver(ev.data)
+		if id != nil {
+			if top, ok := ndjson.ScanTop(ev.data); ok && top.IsResponse() && bytes.Equal(top.ID, id) {
+				done = true
+				return false // the response is in: this stream has served its purpose
+			}
+		}
+		return true
+	})
+	return done, last, retry, err
+}
+
+// resume reconnects a broken response stream with GET and Last-Event-ID,
+// waiting the server's retry delay (or a bounded backoff) before each try.
+func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, cause error, fail func(error)) {
+	if last == "" {
+		if cause == nil {
+			cause = errors.New("the stream ended before the response")
+		}
+		fail(fmt.Errorf("mcp: http stream: %w", cause))
+		return
+	}
+	backoff := time.Second
+	for range maxResumes {
+		wait := retry
+		if wait <= 0 {
+			wait = backoff
+			backoff = min(2*backoff, 30*time.Second)
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-s.life.Done():
+			timer.Stop()
+			return
+		}
+		resp, err := s.get(last)
+		if err != nil {
+			cause = err
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			cause = statusError(resp)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusMethodNotAllowed {
+				break
+			}
+			continue
+		}
+		done, l, r, err := s.readEvents(resp.Body, top.ID)
+		resp.Body.Close()
+		if done {
+			return
+		}
+		if l != "" {
+			last = l
+		}
+		if r > 0 {
+			retry = r
+		}
+		cause = err
+	}
+	if cause == nil {
+		cause = errors.New("the stream ended before the response")
+	}
+	fail(fmt.Errorf("mcp: http stream could not be resumed: %w", cause))
+}
+
+func (s *httpStream) get(lastEventID string) (*http.Response, error) {
+	req, err := s.cfg.newRequest(s.life, http.MethodGet, s.t.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	s.sessionHeaders(req)
+	return s.cfg.client.Do(req)
+}
+
+// openGet starts the stream of the server's own messages, once.
+func (s *httpStream) openGet() {
+	s.mu.Lock()
+	if s.getOpen || s.life.Err() != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.getOpen = true
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.listen()
+	}()
+}
+
+// listen keeps the GET stream open, reconnecting with Last-Event-ID after
+// the server's retry delay or a bounded backoff, until Close.
+func (s *httpStream) listen() {
+	last := ""
+	var retry time.Duration
+	backoff := time.Second
+	for s.life.Err() == nil {
+		resp, err := s.get(last)
+		switch {
+		case err != nil:
+		case resp.StatusCode == http.StatusMethodNotAllowed:
+			resp.Body.Close()
+			return // the server offers no stream of its own
+		case resp.StatusCode != http.StatusOK:
+			resp.Body.Close()
+		default:
+			backoff = time.Second
+			_, l, r, _ := s.readEvents(resp.Body, nil)
+			resp.Body.Close()
+			if l != "" {
+				last = l
+			}
+			if r > 0 {
+				retry = r
+			}
+		}
+		wait := retry
+		if wait <= 0 {
+			wait = backoff
+			backoff = min(2*backoff, 30*time.Second)
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-s.life.Done():
+			timer.Stop()
+			return
+		}
+	}
+}
+
+// deliver hands a received message to ReadObject, noting the negotiated
+// protocol version on the way.
+func (s *httpStream) deliver(msg []byte) {
+	if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() && top.Result != nil {
+		s.mu.Lock()
+		if s.version == "" && string(top.ID) == s.initID {
+			var r struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(top.Result, &r) == nil {
+				s.version = r.ProtocolVersion
+			}
+		}
+		s.mu.Unlock()
+	}
+	s.in.put(msg)
+}
+
+// reinitialize starts a new session after the server forgot the old one:
+// initialize again (its answer is not delivered: the Connection has it
+// already), then notifications/initialized.
+// stale is the session the server forgot; if another request has already
+// started a new one, there is nothing to do.
+func (s *httpStream) reinitialize(stale string) error {
+	s.reinitMu.Lock()
+	defer s.reinitMu.Unlock()
+	s.mu.Lock()
+	if s.session != stale {
+		s.mu.Unlock()
+		return nil
+	}
+	body := s.initBody
+	s.session = ""
+	s.mu.Unlock()
+	if body == nil {
+		return errors.New("no initialize to repeat")
+	}
+	resp, err := s.post(body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return statusError(resp)
+	}
+	s.mu.Lock()
+	s.session = resp.Header.Get("Mcp-Session-Id")
+	s.mu.Unlock()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, int64(s.cfg.maxSize())))
+	resp2, err := s.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	if err != nil {
+		return err
+	}
+	resp2.Body.Close()
+	s.cfg.logger.Info("mcp: http session expired; started a new one", "url", s.t.URL)
+	return nil
+}
+
+// fallback switches to the legacy HTTP+SSE transport and sends b there.
+func (s *httpStream) fallback(b []byte, fail func(error)) {
+	legacy, err := openSSE(s.life, s.t.URL, s.cfg, s.in)
+	if err != nil {
+		fail(fmt.Errorf("mcp: server is neither Streamable HTTP nor HTTP+SSE: %w", err))
+		return
+	}
+	s.mu.Lock()
+	s.legacy = legacy
+	s.mu.Unlock()
+	s.cfg.logger.Info("mcp: server speaks the legacy HTTP+SSE transport", "url", s.t.URL)
+	legacy.WriteObject(json.RawMessage(b))
+}
+
+// Close stops every request and stream, then ends the session with DELETE
+// (bounded by CloseTimeout; a server that never answers cannot hold it).
+func (s *httpStream) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+		s.mu.Lock()
+		session, legacy := s.session, s.legacy
+		s.mu.Unlock()
+		if legacy != nil {
+			legacy.Close()
+		}
+		if session != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), s.closeTimeout)
+			if req, err := s.cfg.newRequest(ctx, http.MethodDelete, s.t.URL, nil); err == nil {
+				req.Header.Set("Mcp-Session-Id", session)
+				if resp, err := s.cfg.client.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+			cancel()
+		}
+		s.in.end(ErrClosed)
+	})
+	return nil
+}
