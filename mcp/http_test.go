@@ -391,4 +391,3 @@ func TestManagerRemoteServers(t *testing.T) {
 	assert.Equal(t, "Bearer s3cret", f.headersOf("")[0].Get("Authorization"), "${VAR} expands in headers")
 	require.NoError(t, m.Close())
 }
-

@@ -79,4 +79,3 @@ func TestLoadDotEnv(t *testing.T) {
 	assert.Equal(t, "plain", os.Getenv("ADDAGENT_T2"))
 	assert.Equal(t, "already", os.Getenv("ADDAGENT_T3"), "the environment wins over .env")
 }
-

@@ -43,15 +43,15 @@ type Handler func(s *Session, m *Message)
 // the client's protocol version), ping, tools/list (Tools) and tools/call
 // (ToolFuncs), and -32601 for any other request.
 type Server struct {
-	Name            string            // serverInfo.name; "" means "fake"
-	ProtocolVersion string            // initialize answers this; "" echoes the client's
-	Instructions    string            // sent in the initialize result
-	Tools           []json.RawMessage // tools/list; nil means DefaultTools
-	PageSize        int               // tools/list page size; 0 means one page
+	Name            string                                   // serverInfo.name; "" means "fake"
+	ProtocolVersion string                                   // initialize answers this; "" echoes the client's
+	Instructions    string                                   // sent in the initialize result
+	Tools           []json.RawMessage                        // tools/list; nil means DefaultTools
+	PageSize        int                                      // tools/list page size; 0 means one page
 	ToolFuncs       map[string]func(args map[string]any) any // tools/call results; nil means DefaultToolFuncs
-	Handlers        map[string]Handler                        // per-method overrides
-	OnMessage       func(m *Message)                          // sees every incoming message first
-	Noise           bool                                      // write a log line on stdout before and after each message
+	Handlers        map[string]Handler                       // per-method overrides
+	OnMessage       func(m *Message)                         // sees every incoming message first
+	Noise           bool                                     // write a log line on stdout before and after each message
 }
 
 // DefaultTools are the tools of a zero Server: echo and add.
