@@ -8,7 +8,8 @@
 // [CommandTransport] runs the server as a child process and speaks
 // newline-delimited JSON over its stdin and stdout; [NewStream] frames any
 // io.ReadWriteCloser the same way; [NewInMemoryTransports] connects two
-// in-process ends. A custom transport is a [TransportFunc] returning any
+// in-process ends; [StreamableHTTPTransport] and [SSETransport] reach remote
+// servers, and [NewHTTPTransport] picks between them. A custom transport is a [TransportFunc] returning any
 // value with ReadObject, WriteObject and Close (every
 // github.com/sourcegraph/jsonrpc2 ObjectStream qualifies).
 //
