@@ -206,10 +206,15 @@ func errorResponse(id []byte, err error) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      json.RawMessage(id),
-		"error":   map[string]any{"code": CodeInternalError, "message": err.Error()},
+		"error":   map[string]any{"code": CodeInternalError, "message": err.Error(), "data": map[string]any{transportMarker: true}},
 	})
 	return b
 }
+
+// transportMarker marks the error responses that stand for a failed HTTP
+// exchange: the Connection reports them as transport errors, not as the
+// server's JSON-RPC errors.
+const transportMarker = "mcplug/transport"
 
 // HTTPStatusError reports an HTTP answer that is not a success.
 type HTTPStatusError struct {
