@@ -69,13 +69,7 @@ func (t *StreamableHTTPTransport) Connect(ctx context.Context) (Stream, error) {
 	if t.URL == "" {
 		return nil, errors.New("mcp: StreamableHTTPTransport.URL is empty")
 	}
-	cfg := &httpConfig{client: t.Client, headers: t.Headers, headerFunc: t.HeaderFunc, logger: t.Logger, maxMessageSize: t.MaxMessageSize}
-	if cfg.client == nil {
-		cfg.client = http.DefaultClient
-	}
-	if cfg.logger == nil {
-		cfg.logger = slog.Default()
-	}
+	cfg := newHTTPConfig(t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
 	closeTimeout := t.CloseTimeout
 	if closeTimeout <= 0 {
 		closeTimeout = 2 * time.Second
@@ -321,16 +315,7 @@ func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, ca
 	}
 	backoff := time.Second
 	for range maxResumes {
-		wait := retry
-		if wait <= 0 {
-			wait = backoff
-			backoff = min(2*backoff, 30*time.Second)
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-timer.C:
-		case <-s.life.Done():
-			timer.Stop()
+		if !s.pause(retry, &backoff) {
 			return
 		}
 		resp, err := s.get(last)
@@ -363,6 +348,25 @@ func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, ca
 		cause = errors.New("the stream ended before the response")
 	}
 	fail(fmt.Errorf("mcp: http stream could not be resumed: %w", cause))
+}
+
+// pause waits before a reconnection: the server's retry delay when it
+// gave one, else a backoff that doubles up to 30 s. It reports false when
+// the stream was closed meanwhile.
+func (s *httpStream) pause(retry time.Duration, backoff *time.Duration) bool {
+	wait := retry
+	if wait <= 0 {
+		wait = *backoff
+		*backoff = min(2**backoff, 30*time.Second)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-s.life.Done():
+		return false
+	}
 }
 
 func (s *httpStream) get(lastEventID string) (*http.Response, error) {
@@ -438,16 +442,7 @@ func (s *httpStream) listen(opened chan struct{}) {
 				retry = r
 			}
 		}
-		wait := retry
-		if wait <= 0 {
-			wait = backoff
-			backoff = min(2*backoff, 30*time.Second)
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-timer.C:
-		case <-s.life.Done():
-			timer.Stop()
+		if !s.pause(retry, &backoff) {
 			return
 		}
 	}

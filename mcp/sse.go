@@ -251,14 +251,18 @@ type SSETransport struct {
 }
 
 func (t *SSETransport) config() *httpConfig {
-	c := &httpConfig{client: t.Client, headers: t.Headers, headerFunc: t.HeaderFunc, logger: t.Logger, maxMessageSize: t.MaxMessageSize}
-	if c.client == nil {
-		c.client = http.DefaultClient
+	return newHTTPConfig(t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
+}
+
+// newHTTPConfig fills in the defaults: http.DefaultClient, slog.Default().
+func newHTTPConfig(client *http.Client, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) *httpConfig {
+	if client == nil {
+		client = http.DefaultClient
 	}
-	if c.logger == nil {
-		c.logger = slog.Default()
+	if logger == nil {
+		logger = slog.Default()
 	}
-	return c
+	return &httpConfig{client: client, headers: headers, headerFunc: headerFunc, logger: logger, maxMessageSize: max}
 }
 
 // Connect opens the SSE stream and waits for the endpoint.
