@@ -152,6 +152,13 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			writeJSON(w, result(m.ID, text))
+		case "cut": // the connection dies mid-answer, with no event id to resume from
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, ": starting\n\n")
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close()
+			}
 		case "drop": // a priming event, then the connection closes
 			f.mu.Lock()
 			f.pending = m.ID
@@ -166,16 +173,11 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *httpFake) headersOf(method string) []http.Header {
+// requestHeaders returns the headers of every request so far, in order.
+func (f *httpFake) requestHeaders() []http.Header {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []http.Header
-	for _, h := range f.headers {
-		if method == "" || h.Get("X-Method") == method {
-			out = append(out, h)
-		}
-	}
-	return out
+	return append([]http.Header(nil), f.headers...)
 }
 
 func httpConnect(t *testing.T, tr mcp.Transport, opts *mcp.Options) *mcp.Connection {
@@ -208,7 +210,7 @@ func TestStreamableHTTP(t *testing.T) {
 		require.Eventually(t, func() bool { _, ok := logs.Load(`"working"`); return ok }, 5*time.Second, time.Millisecond,
 			"the notification in the SSE answer reaches its handler")
 
-		hs := f.headersOf("")
+		hs := f.requestHeaders()
 		require.GreaterOrEqual(t, len(hs), 3)
 		assert.Empty(t, hs[0].Get("Mcp-Session-Id"), "initialize has no session yet")
 		assert.Equal(t, "application/json, text/event-stream", hs[0].Get("Accept"))
@@ -238,6 +240,18 @@ func TestStreamableHTTP(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "flaky", res.Text())
 		assert.NoError(t, c.Err())
+	})
+	t.Run("a dropped connection fails only its call", func(t *testing.T) {
+		noLeaks(t)
+		_, srv := newHTTPFake(t)
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+		ctx := ctxTimeout(t, 5*time.Second)
+		_, err := c.CallTool(ctx, "cut", nil)
+		require.Error(t, err)
+		assert.NotErrorIs(t, err, mcp.ErrClosed)
+		res, err := c.CallTool(ctx, "after", nil)
+		require.NoError(t, err, "the session goes on")
+		assert.Equal(t, "after", res.Text())
 	})
 	t.Run("a 404 for an expired session starts one new session and retries once", func(t *testing.T) {
 		noLeaks(t)
@@ -388,6 +402,6 @@ func TestManagerRemoteServers(t *testing.T) {
 	res, err := m.CallTool(ctxTimeout(t, 5*time.Second), "mcp__old__old", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "from the old transport", res.Text())
-	assert.Equal(t, "Bearer s3cret", f.headersOf("")[0].Get("Authorization"), "${VAR} expands in headers")
+	assert.Equal(t, "Bearer s3cret", f.requestHeaders()[0].Get("Authorization"), "${VAR} expands in headers")
 	require.NoError(t, m.Close())
 }
