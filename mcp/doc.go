@@ -17,7 +17,9 @@
 // ready [*Connection]. Its methods follow one shape, (ctx, params) (result,
 // error): [Connection.Tools] lists every page of tools/list,
 // [Connection.CallTool] calls one tool, and [Connection.Call] and
-// [Connection.Notify] send any other method.
+// [Connection.Notify] send any other method. A [Manager] owns many named
+// servers, usually from config ([LoadConfig]), and exposes their tools as one
+// list named mcp__<server>__<tool>.
 //
 // # Lifecycle
 //
@@ -45,7 +47,11 @@
 // # Concurrency
 //
 // A Connection is safe for concurrent use; calls from many goroutines share
-// one stream and their responses may arrive in any order. Writes are queued
+// one stream and their responses may arrive in any order. Requests are
+// encoded by the Connection and their responses matched to them as they are
+// read, before github.com/sourcegraph/jsonrpc2 (which serves the server's
+// own requests and notifications) sees the stream; a result is copied once
+// and, for tools/call, decoded in one pass. Writes are queued
 // and written by one goroutine per stream, so a server that stops reading
 // cannot block a caller past its ctx. Messages from the server (requests
 // such as ping, and notifications) are served in order by one dispatcher

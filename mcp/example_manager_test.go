@@ -1,0 +1,69 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// Many servers, one tool list: each tool is exposed as mcp__<server>__<tool>
+// and calls are routed back to its server. Servers usually come from config
+// (NewManager(cfg, nil)); here two run in process.
+func ExampleManager() {
+	ctx := context.Background()
+	m := mcp.NewManager(nil, nil)
+	defer m.Close()
+	m.Add("calc", (&mcptest.Server{Name: "calc"}).Transport())
+	m.Add("my tools", (&mcptest.Server{Name: "other"}).Transport())
+
+	tools, err := m.Tools(ctx) // connects both, in parallel
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range tools {
+		fmt.Println(t.Name)
+	}
+	res, err := m.CallTool(ctx, "mcp__calc__add", map[string]int{"a": 17, "b": 25})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("17 + 25 =", res.Text())
+	for _, s := range m.Status() {
+		fmt.Println(s.Name, s.State, s.Tools)
+	}
+	// Output:
+	// mcp__calc__echo
+	// mcp__calc__add
+	// mcp__my_tools__echo
+	// mcp__my_tools__add
+	// 17 + 25 = 42
+	// calc connected 2
+	// my tools connected 2
+}
+
+// Read a config in the format Claude Code uses. Variables expand when it is
+// read; a server whose variable is unset is kept, with its error, and is
+// never started.
+func ExampleParseConfig() {
+	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": {
+		"files": {"command": "npx", "args": ["-y", "files-server", "${MCPLUG_EXAMPLE_ROOT:-/tmp}"]},
+		"search": {"type": "http", "url": "https://search.example/mcp", "headers": {"Authorization": "Bearer ${MCPLUG_EXAMPLE_UNSET}"}}
+	}}`), "example.json")
+	for _, name := range cfg.Names() {
+		s := cfg.Servers[name]
+		if s.Err != nil {
+			fmt.Printf("%s: %v\n", name, s.Err)
+			continue
+		}
+		fmt.Printf("%s: %s %s %v\n", name, s.Type, s.Command, s.Args)
+	}
+	fmt.Println("config ok:", err == nil)
+	// Output:
+	// files: stdio npx [-y files-server /tmp]
+	// search: mcp: example.json: server "search": headers.Authorization: environment variable MCPLUG_EXAMPLE_UNSET is not set (set it, or write ${MCPLUG_EXAMPLE_UNSET:-default})
+	// config ok: false
+}
