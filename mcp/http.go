@@ -53,6 +53,10 @@ type StreamableHTTPTransport struct {
 
 	// CloseTimeout bounds the DELETE sent by Close; zero means 2 seconds.
 	CloseTimeout time.Duration
+	// NotifyTimeout bounds the POST of a notification or of an answer to a
+	// server request, which the messages written after it wait for; zero
+	// means 10 seconds.
+	NotifyTimeout time.Duration
 	// MaxMessageSize bounds one message; zero means 64 MiB.
 	MaxMessageSize int
 	Logger         *slog.Logger
@@ -181,8 +185,20 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 		}
 		s.cfg.logger.Warn("mcp: http post failed", "err", err)
 	}
+	ctx := s.life
+	if !isRequest(top) {
+		// Later messages wait for this one: a server that never answers it
+		// must not hold them for long.
+		var cancel context.CancelFunc
+		timeout := s.t.NotifyTimeout
+		if timeout <= 0 {
+			timeout = 10 * time.Second
+		}
+		ctx, cancel = context.WithTimeout(s.life, timeout)
+		defer cancel()
+	}
 	for attempt := 0; ; attempt++ {
-		resp, err := s.post(b)
+		resp, err := s.postCtx(ctx, b)
 		if err != nil {
 			fail(fmt.Errorf("mcp: http post: %w", err))
 			return
@@ -225,8 +241,10 @@ func (s *httpStream) hadSession(resp *http.Response) bool {
 	return resp.Request != nil && resp.Request.Header.Get("Mcp-Session-Id") != ""
 }
 
-func (s *httpStream) post(b []byte) (*http.Response, error) {
-	req, err := s.cfg.newRequest(s.life, http.MethodPost, s.t.URL, b)
+func (s *httpStream) post(b []byte) (*http.Response, error) { return s.postCtx(s.life, b) }
+
+func (s *httpStream) postCtx(ctx context.Context, b []byte) (*http.Response, error) {
+	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.t.URL, b)
 	if err != nil {
 		return nil, err
 	}

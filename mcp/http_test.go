@@ -19,17 +19,18 @@ import (
 
 // httpFake is a scriptable Streamable HTTP server.
 type httpFake struct {
-	t        *testing.T
-	mu       sync.Mutex
-	sessions int
-	session  string // the live session; requests with another get 404
-	headers  []http.Header
-	answers  chan json.RawMessage // the client's answers to server requests
-	calls    map[string]int
-	pending  json.RawMessage // id of a call whose stream was dropped
-	noGet    bool
-	deletes  atomic.Int32
-	hangDel  bool
+	t          *testing.T
+	mu         sync.Mutex
+	sessions   int
+	session    string // the live session; requests with another get 404
+	headers    []http.Header
+	answers    chan json.RawMessage // the client's answers to server requests
+	calls      map[string]int
+	pending    json.RawMessage // id of a call whose stream was dropped
+	noGet      bool
+	deletes    atomic.Int32
+	hangDel    bool
+	hangNotify bool // never answer notifications/cancelled
 }
 
 func newHTTPFake(t *testing.T) (*httpFake, *httptest.Server) {
@@ -104,6 +105,10 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.ID == nil {
+		if m.Method == "notifications/cancelled" && f.hangNotify {
+			<-r.Context().Done() // never answers
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -152,6 +157,8 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			writeJSON(w, result(m.ID, text))
+		case "hang": // never answers
+			<-r.Context().Done()
 		case "cut": // the connection dies mid-answer, with no event id to resume from
 			w.Header().Set("Content-Type", "text/event-stream")
 			sseWrite(w, ": starting\n\n")
@@ -285,6 +292,19 @@ func TestStreamableHTTP(t *testing.T) {
 		require.NoError(t, c.Close())
 		assert.Less(t, time.Since(start), 2*time.Second)
 		assert.Equal(t, int32(1), f.deletes.Load())
+	})
+	t.Run("a notification the server never answers holds later messages only for NotifyTimeout", func(t *testing.T) {
+		noLeaks(t)
+		f, srv := newHTTPFake(t)
+		f.hangNotify = true
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, NotifyTimeout: 200 * time.Millisecond, Logger: quiet}, nil)
+		_, err := c.CallTool(ctxTimeout(t, 100*time.Millisecond), "hang", nil) // times out: notifications/cancelled hangs
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		start := time.Now()
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "after", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "after", res.Text())
+		assert.Less(t, time.Since(start), 3*time.Second)
 	})
 	t.Run("a server without a GET stream answers 405 and that is fine", func(t *testing.T) {
 		noLeaks(t)
