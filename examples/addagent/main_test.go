@@ -57,6 +57,31 @@ func TestDemoEndToEnd(t *testing.T) {
 	assert.Empty(t, mcptest.LiveChildren(), "the server process is gone")
 }
 
+func TestDemoAddsTheServersOfMcpJSON(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"extra": map[string]any{"command": os.Args[0], "args": []string{serveFlag}},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(".mcp.json", cfg, 0o644))
+	var stdout, stderr bytes.Buffer
+	d := &demo{stdout: &stdout, stderr: &stderr}
+	require.Equal(t, 0, d.run(context.Background(), nil), stderr.String())
+	var first struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal(d.mock.Requests()[0], &first))
+	var names []string
+	for _, tool := range first.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.ElementsMatch(t, []string{"mcp__demo__add", "mcp__extra__add"}, names, "the model sees both servers' tools")
+	assert.Empty(t, mcptest.LiveChildren())
+}
+
 func TestDemoLiveNeedsAKey(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("ANTHROPIC_API_KEY", "")
