@@ -48,15 +48,6 @@ func Command(scenario string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-// Scenarios lists the names Command accepts.
-func Scenarios() []string {
-	var names []string
-	for n := range scenarios {
-		names = append(names, n)
-	}
-	return names
-}
-
 func serveStdio(srv *Server) { srv.Serve(os.Stdin, os.Stdout) }
 
 func sleepForever() {
