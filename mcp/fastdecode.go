@@ -89,7 +89,10 @@ func decodeContent(obj []byte, c *Content, d *deferredStrings) bool {
 		case "resource":
 			return json.Unmarshal(v, &c.Resource) == nil
 		}
-		return !foldsTo(key, contentKeys) // a field content does not have, unless only its case differs
+		// Any other key the Content type knows (sampling's tool_use and
+		// tool_result fields), or one that differs from those only by case,
+		// goes to encoding/json; keys Content lacks are ignored, as there.
+		return !foldsTo(key, contentKeys)
 	})
 }
 

@@ -109,10 +109,8 @@ type server struct {
 	mayRestart  bool
 	refreshing  bool
 	dirty       bool
-	relists     int
 	warnings    []string
 	exposed     int
-	attempted   bool
 	attemptDone chan struct{}
 }
 
@@ -215,8 +213,7 @@ func (m *Manager) Connect(ctx context.Context) error {
 	var waits []chan struct{}
 	for _, s := range servers {
 		s.mu.Lock()
-		if s.state == StatePending && !s.attempted {
-			s.attempted = true
+		if s.state == StatePending && s.attemptDone == nil { // not tried yet
 			s.attemptDone = make(chan struct{})
 			go func(done chan struct{}) {
 				defer close(done)
@@ -538,7 +535,6 @@ func (m *Manager) refresh(s *server) {
 		s.mu.Lock()
 		conn := s.conn
 		s.dirty = false
-		s.relists++
 		s.mu.Unlock()
 		if conn != nil {
 			ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)

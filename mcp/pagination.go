@@ -6,6 +6,9 @@ import (
 	"iter"
 )
 
+// maxPages bounds how many pages a list method fetches.
+const maxPages = 10000
+
 // ListParams are the parameters of a list method: the cursor of the page
 // to fetch ("" for the first). Nil means the first page.
 type ListParams struct {

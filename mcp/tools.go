@@ -11,9 +11,6 @@ import (
 // defaultInputSchema stands in for a tool's missing inputSchema.
 var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
 
-// maxPages bounds how many pages a list method fetches.
-const maxPages = 10000
-
 // ListTools fetches one page of tools/list. Tools are checked as Tools
 // describes.
 func (c *Connection) ListTools(ctx context.Context, params *ListParams) (*ListToolsResult, error) {
