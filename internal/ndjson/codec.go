@@ -57,6 +57,7 @@ type Codec struct {
 	Logger *slog.Logger
 
 	buf     []byte
+	part    partial
 	lastBig bool
 	limiter limiter
 }
@@ -164,37 +165,44 @@ func DecodeFresh(line []byte, v any) error {
 // until the next call. A line longer than the maximum is consumed whole;
 // then tooLarge is set, line holds its first and last bytes (joined) and size
 // its full length.
+//
+// A read error other than the end of the input leaves the part of the line
+// read so far in the Codec, and the next call goes on with it: so a read
+// interrupted by a deadline loses nothing.
 func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge bool, err error) {
 	max := c.MaxMessageSize
 	if max <= 0 {
 		max = DefaultMaxMessageSize
 	}
-	if cap(c.buf) > keepBuf && !c.lastBig {
-		c.buf = nil // a big buffer is kept only while big messages keep coming
+	p := &c.part
+	if !p.open {
+		if cap(c.buf) > keepBuf && !c.lastBig {
+			c.buf = nil // a big buffer is kept only while big messages keep coming
+		}
+		c.buf = c.buf[:0]
+		*p = partial{open: true, tail: p.tail[:0]}
 	}
-	defer func() { c.lastBig = size > keepBuf }()
-	c.buf = c.buf[:0]
-	var tail []byte
 	for {
 		frag, err := r.ReadSlice('\n')
 		complete := err == nil
 		if complete {
 			frag = frag[:len(frag)-1]
 		}
-		size += int64(len(frag))
+		p.size += int64(len(frag))
 		switch {
-		case tooLarge:
-			tail = keepTail(tail, frag)
-		case size > int64(max):
-			tooLarge = true
+		case p.tooLarge:
+			p.tail = keepTail(p.tail, frag)
+		case p.size > int64(max):
+			p.tooLarge = true
 			room := min(headKeep, max) - len(c.buf)
 			if room > 0 {
 				c.buf = append(c.buf, frag[:min(room, len(frag))]...)
 			}
 			c.buf = c.buf[:min(len(c.buf), headKeep)]
-			tail = keepTail(tail, frag)
+			p.tail = keepTail(p.tail, frag)
 		case complete && len(c.buf) == 0:
-			return frag, size, false, nil // zero-copy: the line fits in r's buffer
+			c.endLine()
+			return frag, p.size, false, nil // zero-copy: the line fits in r's buffer
 		default:
 			c.buf = append(c.buf, frag...)
 		}
@@ -202,19 +210,33 @@ func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge boo
 		case complete:
 		case err == bufio.ErrBufferFull:
 			continue
-		case err == io.EOF && size > 0:
+		case err == io.EOF && p.size > 0:
 			// A final line without a newline; the next call reports EOF.
 		default:
-			return nil, 0, false, err
+			return nil, 0, false, err // p keeps what was read
 		}
-		if tooLarge {
+		c.endLine()
+		if p.tooLarge {
 			joined := append(c.buf, ' ')
-			joined = append(joined, tail...)
+			joined = append(joined, p.tail...)
 			c.buf = nil
-			return joined, size, true, nil
+			return joined, p.size, true, nil
 		}
-		return c.buf, size, false, nil
+		return c.buf, p.size, false, nil
 	}
+}
+
+// partial is the state of the line being read.
+type partial struct {
+	open     bool  // a line is being read: the next readLine goes on with it
+	size     int64 // bytes so far
+	tooLarge bool
+	tail     []byte // the last bytes of a line that is too large
+}
+
+func (c *Codec) endLine() {
+	c.part.open = false
+	c.lastBig = c.part.size > keepBuf
 }
 
 const (

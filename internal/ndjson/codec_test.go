@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -320,4 +321,60 @@ func FuzzScanTop(f *testing.F) {
 			require.Equal(t, a, b, key)
 		}
 	})
+}
+
+// stuttering returns the input a few bytes at a time and fails every other
+// read with a timeout, as a read deadline does.
+type stuttering struct {
+	data  []byte
+	chunk int
+	calls int
+}
+
+var errTimeout = errors.New("i/o timeout")
+
+func (s *stuttering) Read(p []byte) (int, error) {
+	s.calls++
+	if s.calls%2 == 1 {
+		return 0, errTimeout
+	}
+	if len(s.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), s.chunk)], s.data)
+	s.data = s.data[n:]
+	return n, nil
+}
+
+func TestReadLineGoesOnAfterAnInterruptedRead(t *testing.T) {
+	long := `{"jsonrpc":"2.0","method":"long","params":{"text":"` + strings.Repeat("x", 100) + `"}}`
+	tooBig := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("y", 300) + `"}}`
+	input := `{"jsonrpc":"2.0","method":"a"}` + "\n" + long + "\n" + tooBig + "\n" + `{"jsonrpc":"2.0","method":"b"}`
+	for _, chunk := range []int{1, 5, 64} {
+		t.Run(fmt.Sprintf("in chunks of %d bytes", chunk), func(t *testing.T) {
+			c := &Codec{MaxMessageSize: 200}
+			r := bufio.NewReaderSize(&stuttering{data: []byte(input), chunk: chunk}, 16)
+			var lines []string
+			timeouts := 0
+			for {
+				line, err := c.ReadLine(r)
+				if errors.Is(err, errTimeout) {
+					timeouts++
+					continue
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				require.NoError(t, err)
+				lines = append(lines, string(line))
+			}
+			require.Len(t, lines, 4)
+			assert.Equal(t, `{"jsonrpc":"2.0","method":"a"}`, lines[0])
+			assert.Equal(t, long, lines[1])
+			assert.Contains(t, lines[2], `"id":7`)
+			assert.Contains(t, lines[2], `"messageTooLarge"`)
+			assert.Equal(t, `{"jsonrpc":"2.0","method":"b"}`, lines[3])
+			assert.Greater(t, timeouts, len(input)/max(chunk, 16)/2, "the reads were interrupted")
+		})
+	}
 }
