@@ -137,23 +137,27 @@ func (t *CommandTransport) Connect(ctx context.Context) (Stream, error) {
 		stderrDone: make(chan struct{}),
 		readEnded:  make(chan struct{}),
 	}
-	s.lines = newLineStream(struct {
-		io.Reader
-		io.Writer
-		io.Closer
-	}{stdoutR, stdinW, closerFunc(func() error {
-		err := stdinW.Close()
-		stdoutR.Close()
-		return err
-	})}, t.MaxMessageSize, logger.With("server", cmd.Path))
+	s.lines = newLineStream(pipes{stdoutR, stdinW}, t.MaxMessageSize, logger.With("server", cmd.Path))
+	s.lines.direct = newPipeWriter(stdinW)
 	go s.drainStderr(userStderr)
 	go s.wait()
 	return s, nil
 }
 
-type closerFunc func() error
+// pipes are a server's stdout and stdin as one stream.
+type pipes struct{ stdout, stdin *os.File }
 
-func (f closerFunc) Close() error { return f() }
+func (p pipes) Read(b []byte) (int, error)  { return p.stdout.Read(b) }
+func (p pipes) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+// Close closes stdin (the server's signal to exit) and our end of stdout.
+func (p pipes) Close() error {
+	err := p.stdin.Close()
+	p.stdout.Close()
+	return err
+}
+
+func (p pipes) SetReadDeadline(t time.Time) error { return p.stdout.SetReadDeadline(t) }
 
 // commandStream is the Stream of a running server process.
 type commandStream struct {
@@ -182,10 +186,23 @@ func (s *commandStream) ReadObject(v any) error {
 
 func (s *commandStream) readLine() ([]byte, error) {
 	line, err := s.lines.readLine()
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, err // an interrupted read, not the end
+	}
 	return line, s.readErr(err)
 }
 
-func (s *commandStream) writeLine(b []byte) error { return s.lines.writeLine(b) }
+func (s *commandStream) setReadDeadline(t time.Time) bool { return s.lines.setReadDeadline(t) }
+
+// writeLine writes a message; a failed write is reported as the process's
+// exit when the process has exited, as a failed read is.
+func (s *commandStream) writeLine(b []byte) error {
+	err := s.lines.writeLine(b)
+	if err == nil || errors.Is(err, ErrClosed) {
+		return err
+	}
+	return s.exitOr(err)
+}
 
 // readErr turns the end of the server's stdout into the reason: the
 // process's exit (with its stderr), once it has been reaped.
@@ -194,6 +211,12 @@ func (s *commandStream) readErr(err error) error {
 		return nil
 	}
 	s.readOnce.Do(func() { close(s.readEnded) })
+	return s.exitOr(err)
+}
+
+// exitOr returns the process's exit when it is reaped within eofGrace,
+// and err otherwise.
+func (s *commandStream) exitOr(err error) error {
 	if s.closing.Load() {
 		return ErrClosed
 	}

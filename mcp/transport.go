@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -77,8 +78,13 @@ type lineStream struct {
 	r     *bufio.Reader
 	codec ndjson.Codec
 
+	// direct, when set, lets writeLine write a message itself when no one
+	// else is writing; what the pipe does not take goes to writeLoop.
+	direct *pipeWriter
+
 	mu      sync.Mutex
 	queued  []byte // encoded messages waiting for the writer
+	writing bool   // a write to rwc is in progress (writeLoop's or a direct one)
 	werr    error  // the first write error; every later write fails with it
 	closed  bool
 	wake    chan struct{}
@@ -92,10 +98,22 @@ func (s *lineStream) ReadObject(v any) error {
 }
 
 // readLine returns the next line that may be a message (see
-// ndjson.Codec.ReadLine); it is valid until the next read.
+// ndjson.Codec.ReadLine); it is valid until the next read. A read that
+// setReadDeadline interrupted fails with an error matching
+// os.ErrDeadlineExceeded and loses nothing: the next readLine goes on.
 func (s *lineStream) readLine() ([]byte, error) {
 	line, err := s.codec.ReadLine(s.r)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, err
+	}
 	return line, s.readErr(err)
+}
+
+// setReadDeadline sets the read deadline of the underlying stream. It
+// reports false when the stream has none.
+func (s *lineStream) setReadDeadline(t time.Time) bool {
+	d, ok := s.rwc.(interface{ SetReadDeadline(time.Time) error })
+	return ok && d.SetReadDeadline(t) == nil
 }
 
 // readErr reports a failed write as the reason reading ended, if there was
@@ -120,8 +138,11 @@ func (s *lineStream) WriteObject(obj any) error {
 	return s.writeLine(b)
 }
 
-// writeLine queues an encoded message, which must end in a newline and
-// contain no other. b is copied.
+// writeLine writes an encoded message, which must end in a newline and
+// contain no other; b is not kept. When nothing else is being written and
+// the stream has a direct writer, the message is written right here, as
+// far as the pipe takes it without waiting; otherwise, and for the rest, it
+// is queued for writeLoop. So writeLine never waits for the peer to read.
 func (s *lineStream) writeLine(b []byte) error {
 	var err error
 	s.mu.Lock()
@@ -130,18 +151,50 @@ func (s *lineStream) writeLine(b []byte) error {
 		err = s.werr
 	case s.closed:
 		err = ErrClosed
-	default:
+	case s.direct == nil || s.writing || len(s.queued) > 0:
 		s.queued = append(s.queued, b...)
+		s.mu.Unlock()
+		s.wakeWriter()
+		return nil
+	default:
+		s.writing = true
 	}
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
+
+	n, err := s.direct.try(b)
+	s.mu.Lock()
+	s.writing = false
+	if err != nil {
+		if s.werr == nil && !s.closed {
+			s.werr = fmt.Errorf("mcp: write to server: %w", err)
+		}
+		err = s.werr
+		if err == nil {
+			err = ErrClosed
+		}
+		s.mu.Unlock()
+		s.rwc.Close()
+		return err
+	}
+	if n < len(b) { // the rest goes first: it was written before anything queued
+		s.queued = append(b[n:len(b):len(b)], s.queued...)
+	}
+	wake := len(s.queued) > 0 || s.closed
+	s.mu.Unlock()
+	if wake {
+		s.wakeWriter()
+	}
+	return nil
+}
+
+func (s *lineStream) wakeWriter() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // writeLoop writes queued messages until Close or a write error. A failed
@@ -149,26 +202,34 @@ func (s *lineStream) writeLine(b []byte) error {
 func (s *lineStream) writeLoop() {
 	defer close(s.done)
 	var spare []byte
+	stopping := false
 	for {
-		stopping := false
-		select {
-		case <-s.stop:
-			stopping = true // write what is queued, then stop
-		case <-s.wake:
-		}
 		s.mu.Lock()
-		buf := s.queued
-		if len(buf) == 0 {
+		if s.writing || len(s.queued) == 0 {
+			busy := s.writing // a direct write wakes this loop when it ends
 			s.mu.Unlock()
-			if stopping {
+			switch {
+			case stopping && !busy:
 				return
+			case stopping:
+				<-s.wake
+			default:
+				select {
+				case <-s.stop:
+					stopping = true // write what is queued, then stop
+				case <-s.wake:
+				}
 			}
 			continue
 		}
+		buf := s.queued
 		s.queued = spare[:0] // never buf: the writer owns buf until the next swap
+		s.writing = true
 		s.mu.Unlock()
-		if _, err := s.rwc.Write(buf); err != nil {
-			s.mu.Lock()
+		_, err := s.rwc.Write(buf)
+		s.mu.Lock()
+		s.writing = false
+		if err != nil {
 			if s.werr == nil && !s.closed {
 				s.werr = fmt.Errorf("mcp: write to server: %w", err)
 			}
@@ -176,9 +237,7 @@ func (s *lineStream) writeLoop() {
 			s.rwc.Close()
 			return
 		}
-		if stopping {
-			return
-		}
+		s.mu.Unlock()
 		if cap(buf) <= 1<<20 {
 			spare = buf
 		} else {

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package mcp
+
+import "os"
+
+// pipeWriter is unix only: elsewhere every write goes through the
+// stream's writer goroutine.
+type pipeWriter struct{}
+
+func newPipeWriter(*os.File) *pipeWriter { return nil }
+
+func (*pipeWriter) try([]byte) (int, error) { return 0, nil }
