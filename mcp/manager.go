@@ -507,8 +507,8 @@ func (m *Manager) crashed(s *server, conn *Connection) {
 }
 
 // toolsChanged refreshes s's tools after notifications/tools/list_changed.
-// A burst of notifications causes at most two listings: one running, and
-// one more after it if notifications came meanwhile.
+// The listing waits refreshDelay for the rest of a burst, so a burst causes
+// one listing, or two when notifications still come while the first runs.
 func (m *Manager) toolsChanged(s *server) {
 	m.mu.Lock()
 	if m.closed {
@@ -531,7 +531,17 @@ func (m *Manager) toolsChanged(s *server) {
 
 func (m *Manager) refresh(s *server) {
 	defer m.wg.Done()
+	delay := time.NewTimer(refreshDelay)
+	defer delay.Stop()
 	for {
+		select {
+		case <-delay.C:
+		case <-m.ctx.Done(): // closing
+			s.mu.Lock()
+			s.refreshing = false
+			s.mu.Unlock()
+			return
+		}
 		s.mu.Lock()
 		conn := s.conn
 		s.dirty = false
@@ -556,8 +566,13 @@ func (m *Manager) refresh(s *server) {
 			return
 		}
 		s.mu.Unlock()
+		delay.Reset(refreshDelay)
 	}
 }
+
+// refreshDelay is how long a tools refresh waits for more of a burst of
+// notifications/tools/list_changed.
+const refreshDelay = 20 * time.Millisecond
 
 // Status reports every server, sorted by name. It starts nothing.
 func (m *Manager) Status() []ServerStatus {
