@@ -85,6 +85,13 @@ func (p *pendingCalls) fail(err error) {
 	}
 }
 
+// count returns how many calls wait.
+func (p *pendingCalls) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.calls)
+}
+
 func (p *pendingCalls) ended() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -163,10 +161,7 @@ func newConnection(s Stream, opts *Options) *Connection {
 	}
 	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{}), roots: slices.Clone(opts.Roots)}
 	c.life, c.lifeCancel = context.WithCancel(context.Background())
-	c.stream = &connStream{Stream: s, c: c, readDone: make(chan struct{})}
-	if l, ok := s.(lineIO); ok {
-		c.stream.lines = l
-	}
+	c.stream = newConnStream(s, c)
 	c.disp = newDispatcher(c)
 	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c.disp,
 		jsonrpc2.SetLogger(slogPrintf{logger}))
@@ -254,20 +249,18 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 		}
 		return nil, err
 	}
-	select {
-	case r := <-pc.ch:
-		release(pc)
-		if r.err != nil {
-			return nil, c.mapError(method, r.err)
-		}
-		return r.result, nil
-	case <-ctx.Done():
-		cause := context.Cause(ctx)
+	r, err := c.stream.await(ctx, pc)
+	if err != nil { // ctx ended
 		if c.pending.remove(id) && method != "initialize" { // the spec forbids cancelling initialize
-			c.cancelled(id, cause)
+			c.cancelled(id, err)
 		}
-		return nil, cause
+		return nil, err
 	}
+	release(pc)
+	if r.err != nil {
+		return nil, c.mapError(method, r.err)
+	}
+	return r.result, nil
 }
 
 // send writes a request (id > 0) or a notification (id 0).
@@ -412,104 +405,6 @@ func (c *Connection) getCause() error {
 	c.causeMu.Lock()
 	defer c.causeMu.Unlock()
 	return c.cause
-}
-
-// connStream records why the stream ended, which jsonrpc2 does not keep,
-// and takes the responses to the Connection's own requests out of the
-// stream before jsonrpc2 reads it.
-type connStream struct {
-	Stream
-	lines    lineIO // the Stream's raw lines, when it has them
-	c        *Connection
-	readDone chan struct{}
-	once     sync.Once
-}
-
-// lineIO is a Stream that gives access to raw lines: this package's
-// NDJSON streams.
-type lineIO interface {
-	readLine() ([]byte, error)
-	writeLine(b []byte) error
-}
-
-// next returns the next message's bytes.
-func (s *connStream) next() ([]byte, error) {
-	if s.lines != nil {
-		return s.lines.readLine()
-	}
-	var raw json.RawMessage
-	if err := s.Stream.ReadObject(&raw); err != nil {
-		return nil, err
-	}
-	return raw, nil
-}
-
-// ReadObject hands jsonrpc2 the server's next request or notification.
-// Responses are routed to the calls waiting for them on the way.
-func (s *connStream) ReadObject(v any) error {
-	for {
-		line, err := s.next()
-		if err != nil {
-			s.c.setCause(err)
-			s.c.pending.fail(&closedError{cause: s.c.getCause()})
-			s.once.Do(func() { close(s.readDone) })
-			return err
-		}
-		top, ok := ndjson.ScanTop(line)
-		if ok && top.IsResponse() {
-			s.c.route(top)
-			continue
-		}
-		if err := ndjson.DecodeFresh(line, v); err != nil {
-			s.c.logger.Warn("mcp: skipped a line that is not a JSON-RPC message", "err", err, "line", preview(line))
-			continue
-		}
-		return nil
-	}
-}
-
-// route delivers a response to the call waiting for it. The result is
-// copied: the line's buffer is reused for the next line.
-func (c *Connection) route(top ndjson.Top) {
-	id, err := strconv.ParseUint(string(top.ID), 10, 64)
-	r := reply{}
-	if top.Error != nil {
-		r.err = responseError(top.Error)
-	} else {
-		r.result = bytes.Clone(top.Result)
-	}
-	if err != nil || !c.pending.deliver(id, r) {
-		c.logger.Debug("mcp: dropped a response no call waits for (late, duplicate or unknown id)", "id", string(top.ID))
-	}
-}
-
-// writeLine writes an encoded message (ending in a newline).
-func (s *connStream) writeLine(b []byte) error {
-	var err error
-	if s.lines != nil {
-		err = s.lines.writeLine(b)
-	} else {
-		err = s.Stream.WriteObject(json.RawMessage(b[:len(b)-1]))
-	}
-	if err != nil {
-		s.failed(err)
-	}
-	return err
-}
-
-func (s *connStream) WriteObject(obj any) error {
-	err := s.Stream.WriteObject(obj)
-	if err != nil {
-		s.failed(err)
-	}
-	return err
-}
-
-// failed ends the connection after a write error: the peer may have seen
-// half a message.
-func (s *connStream) failed(err error) {
-	s.c.setCause(err)
-	go s.c.conn.Close() // bounded by the Stream's Close
 }
 
 // slogPrintf routes jsonrpc2's log lines to slog.
