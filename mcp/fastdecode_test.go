@@ -62,3 +62,27 @@ func FuzzDecodeCallToolResult(f *testing.F) {
 	f.Add([]byte(`{"content":[{"type":"image","data":"x","mimeType":"y","size":3}]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) { checkSameAsEncodingJSON(t, raw) })
 }
+
+// A small result, as most tools answer, by this decoder and by encoding/json.
+func BenchmarkDecodeSmallResult(b *testing.B) {
+	src := []byte(`{"content":[{"type":"text","text":"hello from the bench server"}]}`)
+	buf := make([]byte, len(src))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(buf, src)
+		if _, err := decodeCallToolResult(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStdlibDecodeSmallResult(b *testing.B) {
+	src := []byte(`{"content":[{"type":"text","text":"hello from the bench server"}]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var r CallToolResult
+		if err := json.Unmarshal(src, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -84,6 +84,7 @@ type lineStream struct {
 
 	mu      sync.Mutex
 	queued  []byte // encoded messages waiting for the writer
+	spare   []byte // a buffer for the next queue; whoever is writing owns it
 	writing bool   // a write to rwc is in progress (writeLoop's or a direct one)
 	werr    error  // the first write error; every later write fails with it
 	closed  bool
@@ -151,7 +152,11 @@ func (s *lineStream) writeLine(b []byte) error {
 		err = s.werr
 	case s.closed:
 		err = ErrClosed
-	case s.direct == nil || s.writing || len(s.queued) > 0:
+	case s.writing: // the writer takes it next, or hands it to writeLoop
+		s.queued = append(s.queued, b...)
+		s.mu.Unlock()
+		return nil
+	case s.direct == nil || len(s.queued) > 0:
 		s.queued = append(s.queued, b...)
 		s.mu.Unlock()
 		s.wakeWriter()
@@ -164,31 +169,49 @@ func (s *lineStream) writeLine(b []byte) error {
 		return err
 	}
 
-	n, err := s.direct.try(b)
-	s.mu.Lock()
-	s.writing = false
-	if err != nil {
-		if s.werr == nil && !s.closed {
-			s.werr = fmt.Errorf("mcp: write to server: %w", err)
+	// While this write runs, other writers queue their messages; they go
+	// out in the next rounds, one system call for all.
+	buf, owned := b, false
+	for round := 1; ; round++ {
+		n, err := s.direct.try(buf)
+		s.mu.Lock()
+		if err != nil {
+			s.writing = false
+			if s.werr == nil && !s.closed {
+				s.werr = fmt.Errorf("mcp: write to server: %w", err)
+			}
+			err = s.werr
+			if err == nil {
+				err = ErrClosed
+			}
+			s.mu.Unlock()
+			s.rwc.Close()
+			return err
 		}
-		err = s.werr
-		if err == nil {
-			err = ErrClosed
+		if n < len(buf) { // the pipe is full: the rest goes first, by writeLoop
+			s.queued = append(append([]byte(nil), buf[n:]...), s.queued...)
 		}
+		if owned && cap(buf) <= 1<<20 {
+			s.spare = buf[:0]
+		}
+		if n < len(buf) || len(s.queued) == 0 || round == maxDirectRounds {
+			s.writing = false
+			wake := len(s.queued) > 0 || s.closed
+			s.mu.Unlock()
+			if wake {
+				s.wakeWriter()
+			}
+			return nil
+		}
+		buf, owned = s.queued, true
+		s.queued, s.spare = s.spare, nil
 		s.mu.Unlock()
-		s.rwc.Close()
-		return err
 	}
-	if n < len(b) { // the rest goes first: it was written before anything queued
-		s.queued = append(b[n:len(b):len(b)], s.queued...)
-	}
-	wake := len(s.queued) > 0 || s.closed
-	s.mu.Unlock()
-	if wake {
-		s.wakeWriter()
-	}
-	return nil
 }
+
+// maxDirectRounds bounds how many times a caller writing directly writes
+// what others queued meanwhile, before leaving it to writeLoop.
+const maxDirectRounds = 4
 
 func (s *lineStream) wakeWriter() {
 	select {
@@ -201,7 +224,6 @@ func (s *lineStream) wakeWriter() {
 // or partial write is fatal: the stream is closed, so the reader ends too.
 func (s *lineStream) writeLoop() {
 	defer close(s.done)
-	var spare []byte
 	stopping := false
 	for {
 		s.mu.Lock()
@@ -223,7 +245,7 @@ func (s *lineStream) writeLoop() {
 			continue
 		}
 		buf := s.queued
-		s.queued = spare[:0] // never buf: the writer owns buf until the next swap
+		s.queued, s.spare = s.spare[:0], nil // never buf: the writer owns buf until it is done
 		s.writing = true
 		s.mu.Unlock()
 		_, err := s.rwc.Write(buf)
@@ -237,12 +259,10 @@ func (s *lineStream) writeLoop() {
 			s.rwc.Close()
 			return
 		}
-		s.mu.Unlock()
 		if cap(buf) <= 1<<20 {
-			spare = buf
-		} else {
-			spare = nil
+			s.spare = buf[:0]
 		}
+		s.mu.Unlock()
 	}
 }
 
