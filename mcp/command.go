@@ -244,6 +244,7 @@ func (s *commandStream) Close() error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
 		s.lines.Close() // closes stdin (and our end of stdout)
+		s.readOnce.Do(func() { close(s.readEnded) }) // nothing more is read
 		wait := s.timeout
 		if s.closeNow.Load() {
 			wait = 0

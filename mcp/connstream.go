@@ -83,7 +83,7 @@ type lineIO interface {
 }
 
 func newConnStream(s Stream, c *Connection) *connStream {
-	cs := &connStream{Stream: s, c: c, readDone: make(chan struct{}), wake: make(chan struct{}, 1), idle: idleRead}
+	cs := &connStream{Stream: s, c: c, readDone: make(chan struct{}), wake: make(chan struct{}, 1), idle: idleRead, idleSince: time.Now()}
 	if l, ok := s.(lineIO); ok {
 		cs.lines = l
 		cs.lead = l.setReadDeadline(time.Time{})
