@@ -1,5 +1,6 @@
 // Command benchcmp runs the same client scenarios through mcplug, the
-// official go-sdk and mcp-go against one cheap stdio server (this program,
+// official go-sdk, mcp-go and a minimal hand-written client (the floor)
+// against one cheap stdio server (this program,
 // started again with "serve"), interleaving the clients round by round,
 // and prints the medians and the ratios. It lives in its own module so
 // that mcplug does not depend on the other SDKs.
@@ -11,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -43,7 +45,10 @@ type sdk struct {
 	connect func(ctx context.Context, exe string) (client, error)
 }
 
+// sdks are the clients measured; the first is the floor, the second
+// mcplug.
 var sdks = []sdk{
+	{"floor", connectFloor},
 	{"mcplug", connectMcplug},
 	{"go-sdk", connectGoSDK},
 	{"mcp-go", connectMcpGo},
@@ -55,6 +60,8 @@ type scenario struct {
 	// fresh makes each measurement connect anew (the connect scenario).
 	connect bool
 	size    int
+	// noFloor skips the floor client, which serves one goroutine only.
+	noFloor bool
 }
 
 func scenarios() []scenario {
@@ -82,7 +89,7 @@ func scenarios() []scenario {
 				}
 			}
 		}},
-		{name: "64 goroutines", run: func(b *testing.B, c client) {
+		{name: "64 goroutines", noFloor: true, run: func(b *testing.B, c client) {
 			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -127,8 +134,8 @@ func main() {
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, *rounds, *benchtime)
 	fmt.Println()
-	fmt.Println("| scenario | mcplug | go-sdk | mcp-go | mcplug ÷ go-sdk | mcplug ÷ mcp-go | allocs/op (mcplug / go-sdk / mcp-go) | B/op (mcplug / go-sdk / mcp-go) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| scenario | floor | mcplug | go-sdk | mcp-go | mcplug ÷ floor | mcplug ÷ go-sdk | mcplug ÷ mcp-go | allocs/op (floor / mcplug / go-sdk / mcp-go) | B/op (floor / mcplug / go-sdk / mcp-go) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, sc := range scenarios() {
 		if *only != "" && !strings.Contains(sc.name, *only) {
 			continue
@@ -136,6 +143,10 @@ func main() {
 		results := make([][]measurement, len(sdks))
 		for range *rounds {
 			for i, s := range sdks { // interleaved: every round runs every client
+				if i == 0 && sc.noFloor {
+					results[i] = append(results[i], measurement{err: errNoFloor})
+					continue
+				}
 				results[i] = append(results[i], measure(sc, s, exe))
 			}
 		}
@@ -143,12 +154,26 @@ func main() {
 		for i := range sdks {
 			med[i] = median(results[i])
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", sc.name,
-			show(med[0]), show(med[1]), show(med[2]),
-			ratio(med[0], med[1]), ratio(med[0], med[2]),
+		floor := show(med[0])
+		if sc.noFloor {
+			floor = "–"
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sc.name,
+			floor, show(med[1]), show(med[2]), show(med[3]),
+			ratioFloor(med[1], med[0]), ratio(med[1], med[2]), ratio(med[1], med[3]),
 			triple(med, func(m measurement) float64 { return m.allocs }),
 			triple(med, func(m measurement) float64 { return m.bytes }))
 	}
+}
+
+var errNoFloor = errors.New("the floor client serves one goroutine")
+
+// ratioFloor says how many times the floor's time mcplug takes.
+func ratioFloor(ours, floor measurement) string {
+	if ours.err != nil || floor.err != nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", ours.ns/floor.ns)
 }
 
 func measure(sc scenario, s sdk, exe string) (m measurement) {
