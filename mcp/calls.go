@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -178,4 +180,82 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// maxFastKeys bounds the maps appendArgs encodes itself.
+const maxFastKeys = 16
+
+// appendArgs appends args as a JSON object when it is a map of the kinds
+// tool arguments usually are: string keys, and strings, booleans, nulls and
+// integers (as ints or as whole float64s) as values; keys are sorted, as
+// encoding/json sorts them. It reports false for anything else, which
+// encoding/json then encodes.
+func appendArgs(b []byte, args any) ([]byte, bool) {
+	var arr [maxFastKeys]string
+	keys := arr[:0]
+	switch m := args.(type) {
+	case map[string]string:
+		if len(m) > maxFastKeys {
+			return b, false
+		}
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendString(b, m[k])
+		}
+		return append(b, '}'), true
+	case map[string]any:
+		if len(m) > maxFastKeys {
+			return b, false
+		}
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		start := len(b)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			var ok bool
+			if b, ok = appendScalar(b, m[k]); !ok {
+				return b[:start], false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// appendScalar appends v when it is a string, a boolean, nil or an integer
+// that encoding/json would write the same way.
+func appendScalar(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case string:
+		return appendString(b, v), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case nil:
+		return append(b, "null"...), true
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case int64:
+		return strconv.AppendInt(b, v, 10), true
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1e15 && !(v == 0 && math.Signbit(v)) {
+			return strconv.AppendInt(b, int64(v), 10), true
+		}
+	}
+	return b, false
 }

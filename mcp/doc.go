@@ -51,11 +51,20 @@
 // encoded by the Connection and their responses matched to them as they are
 // read, before github.com/sourcegraph/jsonrpc2 (which serves the server's
 // own requests and notifications) sees the stream; a result is copied once
-// and, for tools/call, decoded in one pass. Writes are queued
-// and written by one goroutine per stream, so a server that stops reading
+// and, for tools/call, decoded in one pass.
+//
+// One goroutine at a time reads the stream. Over stdio and in memory, a
+// call that finds nobody reading reads itself until its response arrives,
+// delivering what else it reads on the way; otherwise the Connection's
+// background reader (jsonrpc2's read goroutine) reads, and also between
+// calls. Likewise a call over stdio writes its own request when no other
+// write is in progress, as far as the pipe takes it at once; the rest, and
+// writes that meet a write in progress, go out from one writer goroutine
+// per stream. So a call made alone costs no hand-off between goroutines,
+// concurrent calls share system calls, and a server that stops reading
 // cannot block a caller past its ctx. Messages from the server (requests
 // such as ping, and notifications) are served in order by one dispatcher
-// goroutine per Connection, never on the goroutine reading responses.
+// goroutine per Connection, never on a goroutine that reads.
 //
 // When a call's ctx ends first, the call returns ctx.Err() at once, the
 // server is sent notifications/cancelled for it, and a late response is

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"sync"
 )
 
 // defaultInputSchema stands in for a tool's missing inputSchema.
@@ -111,7 +112,9 @@ func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 // an object (ErrBadResult), ctx ending, or the connection ending
 // (ErrClosed).
 func (c *Connection) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
-	arguments, err := encodeArguments(args)
+	bp := argsBufPool.Get().(*[]byte)
+	defer argsBufPool.Put(bp)
+	arguments, err := encodeArguments((*bp)[:0], args)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +135,12 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	return res, nil
 }
 
-func encodeArguments(args any) (json.RawMessage, error) {
+// argsBufPool holds buffers for encoding tool arguments.
+var argsBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// encodeArguments encodes a tool call's arguments, appending to dst when
+// it encodes them itself (dst may be nil).
+func encodeArguments(dst []byte, args any) (json.RawMessage, error) {
 	var b []byte
 	trusted := false // encoding/json's output needs no second check
 	switch a := args.(type) {
@@ -143,6 +151,9 @@ func encodeArguments(args any) (json.RawMessage, error) {
 	case []byte:
 		b = a
 	default:
+		if enc, ok := appendArgs(dst, args); ok {
+			return enc, nil
+		}
 		var err error
 		if b, err = json.Marshal(args); err != nil {
 			return nil, fmt.Errorf("mcp: encode tool arguments: %w", err)
