@@ -18,7 +18,8 @@ import (
 // different meaning.
 func decodeCallToolResult(raw []byte) (*CallToolResult, error) {
 	res := &CallToolResult{}
-	var d deferredStrings
+	var room [8]deferredString // most results have a few strings: no allocation for them
+	d := deferredStrings(room[:0])
 	ok := ndjson.Members(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "content":
@@ -137,7 +138,9 @@ func boolField(v []byte, dst *bool) bool {
 }
 
 // deferredStrings are string fields to fill once the walk has succeeded.
-type deferredStrings []struct {
+type deferredStrings []deferredString
+
+type deferredString struct {
 	span []byte
 	dst  *string
 }
@@ -146,10 +149,7 @@ func (d *deferredStrings) add(v []byte, dst *string) bool {
 	if len(v) < 2 || v[0] != '"' {
 		return string(v) == "null"
 	}
-	*d = append(*d, struct {
-		span []byte
-		dst  *string
-	}{v, dst})
+	*d = append(*d, deferredString{v, dst})
 	return true
 }
 
