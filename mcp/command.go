@@ -193,6 +193,7 @@ func (s *commandStream) readLine() ([]byte, error) {
 }
 
 func (s *commandStream) setReadDeadline(t time.Time) bool { return s.lines.setReadDeadline(t) }
+func (s *commandStream) detach() bool                     { return s.lines.detach() }
 
 // writeLine writes a message; a failed write is reported as the process's
 // exit when the process has exited, as a failed read is.
@@ -243,8 +244,9 @@ func (s *commandStream) WriteObject(obj any) error { return s.lines.WriteObject(
 func (s *commandStream) Close() error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
-		s.lines.Close() // closes stdin (and our end of stdout)
-		s.readOnce.Do(func() { close(s.readEnded) }) // nothing more is read
+		// Close stdin (and our end of stdout): nothing more is read.
+		s.lines.Close()
+		s.readOnce.Do(func() { close(s.readEnded) })
 		wait := s.timeout
 		if s.closeNow.Load() {
 			wait = 0

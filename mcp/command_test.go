@@ -55,6 +55,20 @@ func TestCommandServer(t *testing.T) {
 		assert.Len(t, res.Content[0].Text, size)
 		assert.Equal(t, mcptest.BigText(size), res.Content[0].Text)
 	})
+	t.Run("large results in a row each keep their own text", func(t *testing.T) {
+		noLeaks(t)
+		c := connect(t, child("huge"))
+		sizes := []int{3 << 20, 2<<20 + 1, 100, 3 << 20}
+		var results []*mcp.CallToolResult
+		for _, size := range sizes {
+			res, err := c.CallTool(ctxTimeout(t, 30*time.Second), "big", map[string]int{"size": size})
+			require.NoError(t, err)
+			results = append(results, res)
+		}
+		for i, size := range sizes { // checked once all have arrived
+			assert.True(t, results[i].Text() == mcptest.BigText(size), "result %d (%d bytes) is intact", i, size)
+		}
+	})
 	t.Run("a message past the maximum fails that call only", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("huge")

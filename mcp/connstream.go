@@ -45,12 +45,12 @@ type connStream struct {
 	mu          sync.Mutex
 	reader      readerID
 	tickets     readerID
-	interrupted bool      // a past read deadline is set to stop the reader
-	idleSince   time.Time // when a call last let go of reading
+	interrupted bool          // a past read deadline is set to stop the reader
+	idleSince   time.Time     // when a call last let go of reading
 	idle        time.Duration // idleRead; tests lengthen it
 	lastSeen    readerID      // the reader when the background reader last looked
 	bgWait      time.Duration // how long the background reader sleeps while a call reads
-	end         error     // why reading ended
+	end         error         // why reading ended
 	wake        chan struct{}
 	timer       *time.Timer // the background reader's; only it uses the timer
 }
@@ -80,6 +80,9 @@ type lineIO interface {
 	readLine() ([]byte, error)
 	writeLine(b []byte) error
 	setReadDeadline(t time.Time) bool
+	// detach hands the last line read over to the caller when it is a
+	// large one, so it need not be copied; see ndjson.Codec.Detach.
+	detach() bool
 }
 
 func newConnStream(s Stream, c *Connection) *connStream {
@@ -201,7 +204,7 @@ func (s *connStream) dispatch(line []byte, r readerID) bool {
 	top, ok := ndjson.ScanTop(line)
 	switch {
 	case ok && top.IsResponse():
-		s.c.route(top)
+		s.c.route(top, s.lines == nil || s.lines.detach())
 		if r == background {
 			s.mu.Lock()
 			if s.lead && s.reader == background && s.c.pending.count() == 0 {
@@ -354,13 +357,16 @@ func (s *connStream) Close() error {
 }
 
 // route delivers a response to the call waiting for it. The result is
-// copied: the line's buffer is reused for the next line.
-func (c *Connection) route(top ndjson.Top) {
+// copied unless the line is owned (not a buffer the next read reuses).
+func (c *Connection) route(top ndjson.Top, owned bool) {
 	id, err := strconv.ParseUint(string(top.ID), 10, 64)
 	r := reply{}
-	if top.Error != nil {
+	switch {
+	case top.Error != nil:
 		r.err = responseError(top.Error)
-	} else {
+	case owned:
+		r.result = top.Result
+	default:
 		r.result = bytes.Clone(top.Result)
 	}
 	if err != nil || !c.pending.deliver(id, r) {

@@ -110,6 +110,8 @@ func (s *lineStream) readLine() ([]byte, error) {
 	return line, s.readErr(err)
 }
 
+func (s *lineStream) detach() bool { return s.codec.Detach() }
+
 // setReadDeadline sets the read deadline of the underlying stream. It
 // reports false when the stream has none.
 func (s *lineStream) setReadDeadline(t time.Time) bool {

@@ -56,10 +56,13 @@ type Codec struct {
 	// Logger receives skipped lines (at Warn, rate-limited). Nil discards.
 	Logger *slog.Logger
 
-	buf     []byte
-	part    partial
-	lastBig bool
-	limiter limiter
+	buf      []byte
+	part     partial
+	inBuf    bool  // the last line returned lives in buf
+	detached bool  // buf was handed over by Detach
+	lastSize int64 // bytes in the last line
+	lastBig  bool
+	limiter  limiter
 }
 
 // WriteObject implements jsonrpc2.ObjectCodec: one JSON value, one '\n'.
@@ -176,10 +179,15 @@ func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge boo
 	}
 	p := &c.part
 	if !p.open {
-		if cap(c.buf) > keepBuf && !c.lastBig {
+		switch {
+		case cap(c.buf) > keepBuf && !c.lastBig:
 			c.buf = nil // a big buffer is kept only while big messages keep coming
+		case c.detached: // expect another line like the one detached
+			c.buf = make([]byte, 0, c.lastSize+c.lastSize/16+4096)
 		}
+		c.detached = false
 		c.buf = c.buf[:0]
+		c.inBuf = false
 		*p = partial{open: true, tail: p.tail[:0]}
 	}
 	for {
@@ -204,7 +212,7 @@ func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge boo
 			c.endLine()
 			return frag, p.size, false, nil // zero-copy: the line fits in r's buffer
 		default:
-			c.buf = append(c.buf, frag...)
+			c.buf = appendGrow(c.buf, frag)
 		}
 		switch {
 		case complete:
@@ -222,8 +230,33 @@ func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge boo
 			c.buf = nil
 			return joined, p.size, true, nil
 		}
+		c.inBuf = true
 		return c.buf, p.size, false, nil
 	}
+}
+
+// appendGrow appends frag to buf, doubling buf when it must grow, so a long
+// line is copied about once as it comes in.
+func appendGrow(buf, frag []byte) []byte {
+	if need := len(buf) + len(frag); need > cap(buf) {
+		grown := make([]byte, len(buf), max(need, 2*cap(buf), 4096))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, frag...)
+}
+
+// Detach hands the line ReadLine last returned over to the caller, who may
+// then keep it and write to it, when that line is larger than the buffer a
+// Codec keeps between reads; the Codec reads the next line into new memory.
+// It reports false when the line is still the Codec's (valid until the next
+// read).
+func (c *Codec) Detach() bool {
+	if !c.inBuf || c.lastSize <= keepBuf {
+		return false
+	}
+	c.buf, c.inBuf, c.detached = nil, false, true
+	return true
 }
 
 // partial is the state of the line being read.
@@ -236,6 +269,7 @@ type partial struct {
 
 func (c *Codec) endLine() {
 	c.part.open = false
+	c.lastSize = c.part.size
 	c.lastBig = c.part.size > keepBuf
 }
 

@@ -378,3 +378,26 @@ func TestReadLineGoesOnAfterAnInterruptedRead(t *testing.T) {
 		})
 	}
 }
+
+func TestDetach(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("z", keepBuf+10) + `"}}`
+	big2 := `{"jsonrpc":"2.0","id":2,"result":{"text":"` + strings.Repeat("y", keepBuf+20) + `"}}`
+	small := `{"jsonrpc":"2.0","id":3,"result":{}}`
+	c := &Codec{}
+	r := bufio.NewReaderSize(strings.NewReader(big+"\n"+big2+"\n"+small+"\n"), 4096)
+
+	first, err := c.ReadLine(r)
+	require.NoError(t, err)
+	require.True(t, c.Detach(), "a line larger than the kept buffer is handed over")
+	assert.False(t, c.Detach(), "only once")
+
+	second, err := c.ReadLine(r)
+	require.NoError(t, err)
+	assert.Equal(t, big, string(first), "the detached line is not overwritten by the next read")
+	assert.Equal(t, big2, string(second))
+
+	last, err := c.ReadLine(r)
+	require.NoError(t, err)
+	assert.False(t, c.Detach(), "a small line stays the codec's")
+	assert.Equal(t, small, string(last))
+}
