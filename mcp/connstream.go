@@ -22,12 +22,12 @@ import (
 // One goroutine at a time reads the stream: the reader. On a stream of
 // lines whose reads can be interrupted (stdio, in-memory), a call that
 // finds no reader becomes it. It reads until its own response arrives,
-// routing other responses to their calls and handing the server's requests
-// and notifications to the dispatcher (as jsonrpc2 does), then lets go. So a call made while no other is in
-// flight writes its request and reads its response itself, with no
-// hand-off between goroutines. If the call's ctx ends while it reads, a
-// read deadline interrupts it (a line half read is kept for the next
-// reader).
+// routing other responses to their calls and handing the server's
+// requests and notifications to the dispatcher (as jsonrpc2 does), then
+// lets go. So a call made while no other is in flight writes its request
+// and reads its response itself, with no hand-off between goroutines. If
+// the call's ctx ends while it reads, a read deadline interrupts it (a line
+// half read is kept for the next reader).
 //
 // jsonrpc2's read goroutine, in ReadObject, is the background reader. It
 // takes over when a reading call lets go while other calls still wait,
@@ -86,7 +86,14 @@ type lineIO interface {
 }
 
 func newConnStream(s Stream, c *Connection) *connStream {
-	cs := &connStream{Stream: s, c: c, readDone: make(chan struct{}), wake: make(chan struct{}, 1), idle: idleRead, idleSince: time.Now()}
+	cs := &connStream{
+		Stream:    s,
+		c:         c,
+		readDone:  make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		idle:      idleRead,
+		idleSince: time.Now(), // the handshake's call may read at once
+	}
 	if l, ok := s.(lineIO); ok {
 		cs.lines = l
 		cs.lead = l.setReadDeadline(time.Time{})
