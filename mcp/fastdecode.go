@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -233,6 +234,12 @@ func unquoteInPlace(q []byte) ([]byte, bool) {
 func checkLiteral(s []byte) bool {
 	ascii := true
 	for i := 0; i < len(s); i++ {
+		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
+			i += 8 // eight bytes that need no look
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		switch {
 		case c < 0x20:
@@ -257,6 +264,18 @@ func checkLiteral(s []byte) bool {
 		}
 	}
 	return ascii || utf8.Valid(s)
+}
+
+// plain8 reports whether the eight bytes in w are printable ASCII other
+// than a backslash: no control character (< 0x20), no byte >= 0x80, no '\\'.
+func plain8(w uint64) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	control := (w - 0x20*ones) &^ w & highs
+	backslash := ((w ^ '\\'*ones) - ones) &^ (w ^ '\\'*ones) & highs
+	return (control | backslash | w&highs) == 0
 }
 
 // hex4 decodes four hex digits, or returns -1.
