@@ -50,8 +50,9 @@
 // one stream and their responses may arrive in any order. Requests are
 // encoded by the Connection and their responses matched to them as they are
 // read, before github.com/sourcegraph/jsonrpc2 (which serves the server's
-// own requests and notifications) sees the stream; a result is copied once
-// and, for tools/call, decoded in one pass.
+// own requests and notifications) sees the stream; a result is copied at
+// most once and, for tools/call, decoded by a walk that unescapes strings
+// in place.
 //
 // One goroutine at a time reads the stream. Over stdio and in memory, a
 // call that finds nobody reading reads itself until its response arrives,
