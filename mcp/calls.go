@@ -191,52 +191,45 @@ const maxFastKeys = 16
 // encoding/json sorts them. It reports false for anything else, which
 // encoding/json then encodes.
 func appendArgs(b []byte, args any) ([]byte, bool) {
-	var arr [maxFastKeys]string
-	keys := arr[:0]
 	switch m := args.(type) {
 	case map[string]string:
-		if len(m) > maxFastKeys {
-			return b, false
-		}
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendString(b, m[k])
-		}
-		return append(b, '}'), true
+		return appendMap(b, m, appendStringValue)
 	case map[string]any:
-		if len(m) > maxFastKeys {
-			return b, false
-		}
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		start := len(b)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			var ok bool
-			if b, ok = appendScalar(b, m[k]); !ok {
-				return b[:start], false
-			}
-		}
-		return append(b, '}'), true
+		return appendMap(b, m, appendScalar)
 	}
 	return b, false
 }
+
+// appendMap appends m as a JSON object with sorted keys, each value by
+// value; it leaves b as it was and reports false when m is too large or a
+// value cannot be written.
+func appendMap[V any](b []byte, m map[string]V, value func([]byte, V) ([]byte, bool)) ([]byte, bool) {
+	if len(m) > maxFastKeys {
+		return b, false
+	}
+	var arr [maxFastKeys]string
+	keys := arr[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	start := len(b)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var ok bool
+		if b, ok = value(b, m[k]); !ok {
+			return b[:start], false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendStringValue(b []byte, s string) ([]byte, bool) { return appendString(b, s), true }
 
 // appendScalar appends v when it is a string, a boolean, nil or an integer
 // that encoding/json would write the same way.
