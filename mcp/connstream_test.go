@@ -220,3 +220,43 @@ func TestAReadingCallSeesTheServerExit(t *testing.T) {
 		t.Fatal("the connection did not end")
 	}
 }
+
+func TestTheServerIsReadPromptlyAfterALongCall(t *testing.T) {
+	// While one call reads for long, the background reader looks less and
+	// less often; when the call lets go, it is woken, so what the server
+	// sends next is served at once, not after the reader's long sleep.
+	noLeaks(t)
+	release := make(chan struct{})
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+		<-release
+		s.Reply(m.ID, mcptest.TextResult("done"))
+		s.Notify("notifications/resources/updated", map[string]any{"uri": "after"})
+	}}}
+	updated := make(chan time.Time, 1)
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{
+		Logger:          quiet,
+		ResourceUpdated: func(*mcp.Connection, string) { updated <- time.Now() },
+	})
+	require.NoError(t, err)
+	defer c.Close()
+	leadNext(t, c)
+
+	returned := make(chan time.Time, 1)
+	go func() {
+		_, err := c.CallTool(context.Background(), "x", nil)
+		assert.NoError(t, err)
+		returned <- time.Now()
+	}()
+	require.Eventually(t, func() bool { return mcp.CallReads(c) }, 5*time.Second, time.Millisecond)
+	mcp.SetIdleRead(c, time.Millisecond) // as usual from here on
+	require.Eventually(t, func() bool { return mcp.BackgroundSleep(c) >= 500*time.Millisecond },
+		10*time.Second, time.Millisecond, "the background reader backs off while the call reads")
+	close(release)
+	end := <-returned
+	select {
+	case at := <-updated:
+		assert.Less(t, at.Sub(end), 250*time.Millisecond, "the notification after the answer waited for the background reader's sleep")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the notification after the call was never served")
+	}
+}

@@ -3,11 +3,13 @@ package mcp
 import "time"
 
 // SetIdleRead changes how long c's stream may go unread between calls
-// before the background reader takes over.
+// before the background reader takes over, and wakes the background reader
+// to look again.
 func SetIdleRead(c *Connection, d time.Duration) {
 	c.stream.mu.Lock()
-	c.stream.idle = d
+	c.stream.idle, c.stream.bgWait = d, 0
 	c.stream.mu.Unlock()
+	c.stream.wakeBackground()
 }
 
 // CallReads reports whether a call is reading c's stream.
@@ -15,4 +17,12 @@ func CallReads(c *Connection) bool {
 	c.stream.mu.Lock()
 	defer c.stream.mu.Unlock()
 	return c.stream.reader > background
+}
+
+// BackgroundSleep returns how long c's background reader sleeps while a
+// call reads.
+func BackgroundSleep(c *Connection) time.Duration {
+	c.stream.mu.Lock()
+	defer c.stream.mu.Unlock()
+	return c.stream.bgWait
 }
