@@ -107,18 +107,23 @@ func BenchmarkLargeResult(b *testing.B) {
 	}
 }
 
-// BenchmarkConnect is spawn + initialize + tools/list + close.
+// BenchmarkConnect is initialize + tools/list + close, after spawning the
+// server over stdio.
 func BenchmarkConnect(b *testing.B) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		c, err := mcp.Connect(ctx, benchTransports[0].new(), &mcp.Options{Logger: quiet})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := c.Tools(ctx); err != nil {
-			b.Fatal(err)
-		}
-		c.Close()
+	for _, bt := range benchTransports {
+		b.Run(bt.name, func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := mcp.Connect(ctx, bt.new(), &mcp.Options{Logger: quiet})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.Tools(ctx); err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+			}
+		})
 	}
 }

@@ -61,16 +61,18 @@ func (p *pendingCalls) remove(id uint64) bool {
 }
 
 // deliver hands r to the call waiting for id. It reports false for an id
-// nobody waits for (late, duplicate or unknown).
-func (p *pendingCalls) deliver(id uint64, r reply) bool {
+// nobody waits for (late, duplicate or unknown), and how many calls still
+// wait.
+func (p *pendingCalls) deliver(id uint64, r reply) (ok bool, waiting int) {
 	p.mu.Lock()
 	pc, ok := p.calls[id]
 	delete(p.calls, id)
+	waiting = len(p.calls)
 	p.mu.Unlock()
 	if ok {
 		pc.ch <- r
 	}
-	return ok
+	return ok, waiting
 }
 
 // fail ends every pending call with err and refuses new ones.

@@ -93,6 +93,7 @@ func newConnStream(s Stream, c *Connection) *connStream {
 		wake:      make(chan struct{}, 1),
 		idle:      idleRead,
 		idleSince: time.Now(), // the handshake's call may read at once
+		tickets:   background, // calls' tickets come after it
 	}
 	if l, ok := s.(lineIO); ok {
 		cs.lines = l
@@ -211,10 +212,10 @@ func (s *connStream) dispatch(line []byte, r readerID) bool {
 	top, ok := ndjson.ScanTop(line)
 	switch {
 	case ok && top.IsResponse():
-		s.c.route(top, s.lines == nil || s.lines.detach())
-		if r == background {
+		waiting := s.c.route(top, s.lines == nil || s.lines.detach())
+		if r == background && s.lead && waiting == 0 {
 			s.mu.Lock()
-			if s.lead && s.reader == background && s.c.pending.count() == 0 {
+			if s.reader == background {
 				s.reader, s.idleSince = noReader, time.Now()
 			}
 			s.mu.Unlock()
@@ -257,9 +258,6 @@ func (s *connStream) tryLead() readerID {
 	defer s.mu.Unlock()
 	if s.reader != noReader || s.end != nil {
 		return noReader
-	}
-	if s.tickets <= background {
-		s.tickets = background
 	}
 	s.tickets++
 	s.take(s.tickets)
@@ -363,9 +361,10 @@ func (s *connStream) Close() error {
 	return err
 }
 
-// route delivers a response to the call waiting for it. The result is
-// copied unless the line is owned (not a buffer the next read reuses).
-func (c *Connection) route(top ndjson.Top, owned bool) {
+// route delivers a response to the call waiting for it, and returns how
+// many calls still wait. The result is copied unless the line is owned
+// (not a buffer the next read reuses).
+func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 	id, err := strconv.ParseUint(string(top.ID), 10, 64)
 	r := reply{}
 	switch {
@@ -376,9 +375,16 @@ func (c *Connection) route(top ndjson.Top, owned bool) {
 	default:
 		r.result = bytes.Clone(top.Result)
 	}
-	if err != nil || !c.pending.deliver(id, r) {
+	delivered := false
+	if err == nil {
+		delivered, waiting = c.pending.deliver(id, r)
+	} else {
+		waiting = c.pending.count()
+	}
+	if !delivered {
 		c.logger.Debug("mcp: dropped a response no call waits for (late, duplicate or unknown id)", "id", string(top.ID))
 	}
+	return waiting
 }
 
 // writeLine writes an encoded message (ending in a newline).

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"sync"
 	"time"
 
@@ -104,9 +103,6 @@ func (s *lineStream) ReadObject(v any) error {
 // os.ErrDeadlineExceeded and loses nothing: the next readLine goes on.
 func (s *lineStream) readLine() ([]byte, error) {
 	line, err := s.codec.ReadLine(s.r)
-	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-		return nil, err
-	}
 	return line, s.readErr(err)
 }
 
@@ -176,20 +172,10 @@ func (s *lineStream) writeLine(b []byte) error {
 	buf, owned := b, false
 	for round := 1; ; round++ {
 		n, err := s.direct.try(buf)
-		s.mu.Lock()
 		if err != nil {
-			s.writing = false
-			if s.werr == nil && !s.closed {
-				s.werr = fmt.Errorf("mcp: write to server: %w", err)
-			}
-			err = s.werr
-			if err == nil {
-				err = ErrClosed
-			}
-			s.mu.Unlock()
-			s.rwc.Close()
-			return err
+			return s.failWrite(err)
 		}
+		s.mu.Lock()
 		if n < len(buf) { // the pipe is full: the rest goes first, by writeLoop
 			s.queued = append(append([]byte(nil), buf[n:]...), s.queued...)
 		}
@@ -214,6 +200,24 @@ func (s *lineStream) writeLine(b []byte) error {
 // maxDirectRounds bounds how many times a caller writing directly writes
 // what others queued meanwhile, before leaving it to writeLoop.
 const maxDirectRounds = 4
+
+// failWrite ends writing after a failed write: the peer may have seen half
+// a message, so the stream is closed (which ends the reader too) and every
+// later write fails. It returns the error writes now fail with.
+func (s *lineStream) failWrite(err error) error {
+	s.mu.Lock()
+	s.writing = false
+	if s.werr == nil && !s.closed {
+		s.werr = fmt.Errorf("mcp: write to server: %w", err)
+	}
+	err = s.werr
+	if err == nil {
+		err = ErrClosed
+	}
+	s.mu.Unlock()
+	s.rwc.Close()
+	return err
+}
 
 func (s *lineStream) wakeWriter() {
 	select {
@@ -250,17 +254,12 @@ func (s *lineStream) writeLoop() {
 		s.queued, s.spare = s.spare[:0], nil // never buf: the writer owns buf until it is done
 		s.writing = true
 		s.mu.Unlock()
-		_, err := s.rwc.Write(buf)
-		s.mu.Lock()
-		s.writing = false
-		if err != nil {
-			if s.werr == nil && !s.closed {
-				s.werr = fmt.Errorf("mcp: write to server: %w", err)
-			}
-			s.mu.Unlock()
-			s.rwc.Close()
+		if _, err := s.rwc.Write(buf); err != nil {
+			s.failWrite(err)
 			return
 		}
+		s.mu.Lock()
+		s.writing = false
 		if cap(buf) <= 1<<20 {
 			s.spare = buf[:0]
 		}

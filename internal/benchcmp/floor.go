@@ -52,13 +52,18 @@ func connectFloor(ctx context.Context, exe string) (client, error) {
 	return f, nil
 }
 
-// roundTrip sends a request whose text after "method": is rest and returns
-// the response line.
-func (f *floorClient) roundTrip(rest string) ([]byte, error) {
+// begin starts the next request in f.req, up to "method":.
+func (f *floorClient) begin() {
 	f.id++
 	f.req = append(f.req[:0], `{"jsonrpc":"2.0","id":`...)
 	f.req = strconv.AppendInt(f.req, int64(f.id), 10)
 	f.req = append(f.req, `,"method":`...)
+}
+
+// roundTrip sends a request whose text after "method": is rest and returns
+// the response line.
+func (f *floorClient) roundTrip(rest string) ([]byte, error) {
+	f.begin()
 	f.req = append(f.req, rest...)
 	f.req = append(f.req, "}\n"...)
 	return f.send()
@@ -87,10 +92,8 @@ func (f *floorClient) send() ([]byte, error) {
 }
 
 func (f *floorClient) call(_ context.Context, tool string, args map[string]any) (int, error) {
-	f.id++
-	f.req = append(f.req[:0], `{"jsonrpc":"2.0","id":`...)
-	f.req = strconv.AppendInt(f.req, int64(f.id), 10)
-	f.req = append(f.req, `,"method":"tools/call","params":{"name":`...)
+	f.begin()
+	f.req = append(f.req, `"tools/call","params":{"name":`...)
 	f.req = strconv.AppendQuote(f.req, tool)
 	f.req = append(f.req, `,"arguments":{`...)
 	keys := make([]string, 0, len(args))

@@ -61,7 +61,6 @@ type Codec struct {
 	inBuf    bool  // the last line returned lives in buf
 	detached bool  // buf was handed over by Detach
 	lastSize int64 // bytes in the last line
-	lastBig  bool
 	limiter  limiter
 }
 
@@ -180,7 +179,7 @@ func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge boo
 	p := &c.part
 	if !p.open {
 		switch {
-		case cap(c.buf) > keepBuf && !c.lastBig:
+		case cap(c.buf) > keepBuf && c.lastSize <= keepBuf:
 			c.buf = nil // a big buffer is kept only while big messages keep coming
 		case c.detached: // expect another line like the one detached
 			c.buf = make([]byte, 0, c.lastSize+c.lastSize/16+4096)
@@ -270,7 +269,6 @@ type partial struct {
 func (c *Codec) endLine() {
 	c.part.open = false
 	c.lastSize = c.part.size
-	c.lastBig = c.part.size > keepBuf
 }
 
 const (
