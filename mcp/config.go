@@ -268,11 +268,23 @@ func (sc *ServerConfig) expand(lookup func(string) (string, bool)) error {
 	return errors.Join(errs...)
 }
 
-// expandVars expands ${VAR} and ${VAR:-default}. An unset variable without
-// a default is an error, and so is a "${" that is not closed.
+// expandVars expands ${VAR} and ${VAR:-default}; a default may itself hold
+// ${…} expressions, nested at most maxExpandDepth deep. An unset variable
+// without a default is an error, and so is a "${" that is not closed. The
+// error never quotes the value, which may hold secrets.
 func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
+	return expandDepth(s, lookup, 0)
+}
+
+// maxExpandDepth bounds how deep ${A:-${B:-…}} defaults nest.
+const maxExpandDepth = 8
+
+func expandDepth(s string, lookup func(string) (string, bool), depth int) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
+	}
+	if depth >= maxExpandDepth {
+		return "", fmt.Errorf("${…} defaults nested more than %d deep", maxExpandDepth)
 	}
 	var b strings.Builder
 	for {
@@ -282,24 +294,47 @@ func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
 			return b.String(), nil
 		}
 		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i:], '}')
+		end := closingBrace(s[i+2:])
 		if end < 0 {
-			return "", fmt.Errorf("unclosed ${ in %q", s)
+			return "", errors.New("a ${ is not closed")
 		}
-		expr := s[i+2 : i+end]
+		expr := s[i+2 : i+2+end]
 		name, def, hasDef := strings.Cut(expr, ":-")
-		if name == "" {
-			return "", fmt.Errorf("empty variable name in %q", s)
+		if name == "" || strings.ContainsAny(name, "${}") {
+			return "", errors.New("a ${…} names no valid variable")
 		}
 		if v, ok := lookup(name); ok && (v != "" || !hasDef) {
 			b.WriteString(v)
 		} else if hasDef {
-			b.WriteString(def)
+			d, err := expandDepth(def, lookup, depth+1)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(d)
 		} else {
 			return "", fmt.Errorf("environment variable %s is not set (set it, or write ${%s:-default})", name, name)
 		}
-		s = s[i+end+1:]
+		s = s[i+2+end+1:]
 	}
+}
+
+// closingBrace returns the index in s of the '}' that closes a "${" just
+// before s, counting nested "${", or -1.
+func closingBrace(s string) int {
+	open := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '{':
+			open++
+			i++
+		case s[i] == '}':
+			if open == 0 {
+				return i
+			}
+			open--
+		}
+	}
+	return -1
 }
 
 // Transport returns the Transport for this entry: a CommandTransport for

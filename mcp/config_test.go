@@ -157,7 +157,40 @@ func TestConfigExpansion(t *testing.T) {
 	_, terr := cfg.Servers["missing"].Transport()
 	assert.Error(t, terr, "a server with a config error is never started")
 	require.ErrorAs(t, cfg.Servers["unclosed"].Err, &ce)
-	assert.Contains(t, ce.Error(), "unclosed")
+	assert.Contains(t, ce.Error(), "not closed")
+	assert.NotContains(t, ce.Error(), "MCPLUG_TEST_SET", "a config error never quotes the value")
+}
+
+func TestConfigExpansionNestedDefaults(t *testing.T) {
+	t.Setenv("MCPLUG_TEST_SET", "value")
+	os.Unsetenv("MCPLUG_TEST_UNSET")
+	deep := "${MCPLUG_TEST_UNSET:-" + strings.Repeat("${MCPLUG_TEST_UNSET:-", 9) + "x" + strings.Repeat("}", 10)
+	tests := []struct {
+		name, value, want, err string
+	}{
+		{"a default that names a set variable", "${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_SET}}", "value", ""},
+		{"a default nested twice", "a${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_SET}/b}}c", "avalue/bc", ""},
+		{"a set variable ignores its nested default", "${MCPLUG_TEST_SET:-${MCPLUG_TEST_UNSET}}", "value", ""},
+		{"a nested default that is unset", "${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_UNSET}}", "", "MCPLUG_TEST_UNSET is not set"},
+		{"a nested default not closed", "${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_SET}", "", "not closed"},
+		{"defaults nested too deep", deep, "", "nested more than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(map[string]any{"s": map[string]any{"command": "run", "args": []string{tt.value}}})
+			require.NoError(t, err)
+			cfg, _ := mcp.ParseConfig(strings.NewReader(string(b)), "cfg.json")
+			sc := cfg.Servers["s"]
+			if tt.err != "" {
+				require.Error(t, sc.Err)
+				assert.Contains(t, sc.Err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, sc.Err)
+			assert.Equal(t, []string{tt.want}, sc.Args)
+			assert.NotContains(t, sc.Args[0], "${", "never a literal ${")
+		})
+	}
 }
 
 func TestConfigFileErrors(t *testing.T) {
