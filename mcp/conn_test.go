@@ -183,7 +183,7 @@ func TestCallTool(t *testing.T) {
 		assert.True(t, res.IsError)
 		assert.Equal(t, "hi", res.Text())
 	})
-	for _, bad := range []string{`null`, `[]`, `"text"`, `42`} {
+	for _, bad := range []string{`null`, `[]`, `"text"`, `42`, `{"content":[null]}`, `{"content":[{"type":"text","text":"a"},null]}`, `{"content":[{}]}`, `{"content":[7]}`, `{"content":["text"]}`} {
 		t.Run("a result of "+bad+" is an error, not an empty success", func(t *testing.T) {
 			noLeaks(t)
 			c := connect(t, reply(bad).Transport())

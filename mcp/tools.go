@@ -109,7 +109,8 @@ func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 // A tool that ran and failed is a result with IsError set, not an error.
 // The error is non-nil when the call itself failed: a JSON-RPC error from
 // the server ([*Error], for example an unknown tool), a result that is not
-// an object (ErrBadResult), ctx ending, or the connection ending
+// an object or holds a content item that is not a block (ErrBadResult),
+// ctx ending, or the connection ending
 // (ErrClosed).
 func (c *Connection) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
 	bp := argsBufPool.Get().(*[]byte)
@@ -129,10 +130,25 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, wrap("tools/call", err)
 	}
+	if err := checkContent(res.Content); err != nil {
+		return nil, wrap("tools/call", err)
+	}
 	if err := c.schemas.validate(name, res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkContent rejects content blocks that are not objects with a "type":
+// a null item decodes to an empty block, which must not pass for an
+// answer.
+func checkContent(content []Content) error {
+	for i := range content {
+		if content[i].Type == "" {
+			return fmt.Errorf("%w: content[%d] is not a content block (null, or no \"type\")", ErrBadResult, i)
+		}
+	}
+	return nil
 }
 
 // argsBufPool holds buffers for encoding tool arguments.
