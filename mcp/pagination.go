@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"iter"
 )
@@ -49,10 +50,12 @@ func listPage[T any](ctx context.Context, c *Connection, method, key string, par
 
 // seq yields every item of every page of method, in order. A cursor the
 // server repeats ends the sequence (logged) rather than looping; an error
-// is yielded once, last.
+// is yielded once, last. Cursors are remembered by their SHA-256 digest, so
+// the memory a cycle check keeps is 32 bytes a page, however long the
+// server's cursors are.
 func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		seen := map[string]bool{}
+		seen := map[[sha256.Size]byte]bool{}
 		params := &ListParams{}
 		for range maxPages {
 			p, err := listPage[T](ctx, c, method, key, params)
@@ -69,11 +72,12 @@ func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq
 			if p.NextCursor == "" {
 				return
 			}
-			if seen[p.NextCursor] {
-				c.logger.Warn("mcp: server repeated a cursor; stopped paging", "method", method, "cursor", p.NextCursor)
+			sum := sha256.Sum256([]byte(p.NextCursor))
+			if seen[sum] {
+				c.logger.Warn("mcp: server repeated a cursor; stopped paging", "method", method, "cursor", preview([]byte(p.NextCursor)))
 				return
 			}
-			seen[p.NextCursor] = true
+			seen[sum] = true
 			params = &ListParams{Cursor: p.NextCursor}
 		}
 		c.logger.Warn("mcp: stopped paging after too many pages", "method", method, "pages", maxPages)

@@ -1,0 +1,67 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPagingKeepsNoCursors(t *testing.T) {
+	noLeaks(t)
+	const pages, cursorSize = 150, 1 << 20
+	// Every page names a fresh 1 MiB cursor: the cycle check must not keep them.
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"tools/list": func(s *mcptest.Session, m *mcptest.Message) {
+			var p struct{ Cursor string }
+			json.Unmarshal(m.Params, &p)
+			n := 0
+			if p.Cursor != "" {
+				fmt.Sscanf(p.Cursor, "%d:", &n)
+			}
+			res := map[string]any{"tools": []any{map[string]any{"name": fmt.Sprintf("t%d", n), "inputSchema": map[string]any{"type": "object"}}}}
+			if n+1 < pages {
+				res["nextCursor"] = fmt.Sprintf("%d:%s", n+1, strings.Repeat("x", cursorSize))
+			}
+			s.Reply(m.ID, res)
+		},
+	}}
+	c := connect(t, srv.Transport())
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var held uint64
+	count := 0
+	for tool, err := range c.ToolsSeq(ctxTimeout(t, 60*time.Second)) {
+		require.NoError(t, err)
+		count++
+		if count == pages { // the sequence still holds what it remembers
+			var now runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&now)
+			held = now.HeapAlloc - min(now.HeapAlloc, before.HeapAlloc)
+			assert.Equal(t, fmt.Sprintf("t%d", pages-1), tool.Name)
+		}
+	}
+	assert.Equal(t, pages, count)
+	assert.Less(t, held, uint64(32<<20), "paging through %d MiB of cursors keeps them", pages)
+}
+
+func TestPagingStopsAtARepeatedCursor(t *testing.T) {
+	noLeaks(t)
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"tools/list": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Reply(m.ID, map[string]any{"tools": []any{map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}}, "nextCursor": "again"})
+		},
+	}}
+	c := connect(t, srv.Transport())
+	tools, err := c.Tools(ctxTimeout(t, 10*time.Second))
+	require.NoError(t, err)
+	assert.Len(t, tools, 2, "the first page and the page of the cursor, then the repeat ends it")
+}
