@@ -315,9 +315,8 @@ func responseError(raw []byte) error {
 	if tl, ok := ndjson.TooLarge(e.Code, e.Data); ok {
 		return tl
 	}
-	var marker map[string]bool
-	if json.Unmarshal(e.Data, &marker) == nil && marker[transportMarker] {
-		return errors.New(e.Message) // a failed HTTP exchange, not the server's answer
+	if err, ok := transportError(e.Data); ok {
+		return err // a failed HTTP exchange, not the server's answer
 	}
 	return &Error{Code: e.Code, Message: e.Message, Data: e.Data}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -73,7 +74,7 @@ func (t *StreamableHTTPTransport) Connect(ctx context.Context) (Stream, error) {
 	if t.URL == "" {
 		return nil, errors.New("mcp: StreamableHTTPTransport.URL is empty")
 	}
-	cfg := newHTTPConfig(t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
+	cfg := newHTTPConfig(t.URL, t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
 	closeTimeout := t.CloseTimeout
 	if closeTimeout <= 0 {
 		closeTimeout = 2 * time.Second
@@ -110,6 +111,8 @@ type httpStream struct {
 
 	out        *inbox // messages waiting for the sender, in order
 	senderOnce sync.Once
+
+	inflight map[string]context.CancelFunc // the POSTs of requests, by id
 }
 
 func (s *httpStream) ReadObject(v any) error { return s.in.readObject(v) }
@@ -135,6 +138,9 @@ func (s *httpStream) WriteObject(obj any) error {
 		s.mu.Lock()
 		s.initBody, s.initID = b, string(top.ID)
 		s.mu.Unlock()
+	}
+	if string(top.Method) == `"notifications/cancelled"` {
+		s.abandon(top.Params)
 	}
 	s.startSender()
 	s.out.put(b)
@@ -173,6 +179,49 @@ func (s *httpStream) startSender() {
 
 func isRequest(top ndjson.Top) bool { return top.ID != nil && top.Method != nil }
 
+// track gives the POST of request id its own context, which abandon ends.
+func (s *httpStream) track(id []byte) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(s.life)
+	key := string(id)
+	s.mu.Lock()
+	if s.inflight == nil {
+		s.inflight = map[string]context.CancelFunc{}
+	}
+	s.inflight[key] = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+// abandon ends the POST of the request that params of
+// notifications/cancelled name: the caller has given up on it, so its
+// connection, its goroutine and the server's work on it end now, not at
+// Close.
+func (s *httpStream) abandon(params []byte) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	s.mu.Lock()
+	cancel := s.inflight[string(p.RequestID)]
+	s.mu.Unlock()
+	if cancel != nil {
+		// Let the notification go out first: it is queued behind the
+		// abandoned request, and the server should hear why it ends.
+		time.AfterFunc(abandonDelay, cancel)
+	}
+}
+
+// abandonDelay is how long an abandoned request's POST lives on, so that
+// notifications/cancelled reaches the server before the request ends.
+const abandonDelay = 100 * time.Millisecond
+
 // send POSTs one message and delivers what comes back.
 func (s *httpStream) send(b []byte, top ndjson.Top) {
 	fail := func(err error) {
@@ -186,7 +235,11 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 		s.cfg.logger.Warn("mcp: http post failed", "err", err)
 	}
 	ctx := s.life
-	if !isRequest(top) {
+	if isRequest(top) {
+		var done func()
+		ctx, done = s.track(top.ID)
+		defer done()
+	} else {
 		// Later messages wait for this one: a server that never answers it
 		// must not hold them for long.
 		var cancel context.CancelFunc
@@ -200,6 +253,9 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 	for attempt := 0; ; attempt++ {
 		resp, err := s.postCtx(ctx, b)
 		if err != nil {
+			if ctx.Err() != nil && s.life.Err() == nil && isRequest(top) {
+				return // abandoned by its caller
+			}
 			fail(fmt.Errorf("mcp: http post: %w", err))
 			return
 		}
@@ -229,9 +285,6 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 			s.mu.Unlock()
 		}
 		s.receive(resp, top, fail)
-		if string(top.Method) == `"notifications/initialized"` {
-			s.openGet()
-		}
 		return
 	}
 }
@@ -250,7 +303,7 @@ func (s *httpStream) postCtx(ctx context.Context, b []byte) (*http.Response, err
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	s.sessionHeaders(req)
-	return s.cfg.client.Do(req)
+	return s.cfg.do(req)
 }
 
 func (s *httpStream) sessionHeaders(req *http.Request) {
@@ -282,7 +335,7 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 		case len(b) > s.cfg.maxSize():
 			fail(&MessageTooLargeError{Size: int64(len(b)), Max: s.cfg.maxSize()})
 		default:
-			s.deliver(b)
+			s.answer(b, top, fail)
 		}
 	case ct == "text/event-stream":
 		done, last, retry, err := s.readEvents(resp.Body, top.ID)
@@ -293,6 +346,34 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 	default:
 		fail(fmt.Errorf("mcp: http answer of type %q", ct))
 	}
+}
+
+// answer delivers the JSON answer b to the POST of top. The answer to a
+// request must be its response: anything else (an empty or broken body, a
+// response with another id or none) fails that call at once, and the
+// connection goes on.
+func (s *httpStream) answer(b []byte, top ndjson.Top, fail func(error)) {
+	got, ok := ndjson.ScanTop(b)
+	switch {
+	case !ok || (got.Method == nil && !got.IsResponse()):
+		if isRequest(top) {
+			fail(fmt.Errorf("%w: the http answer is not a JSON-RPC message: %s", ErrBadResult, previewQuoted(b)))
+		} else {
+			s.cfg.logger.Debug("mcp: ignored an http answer that is not a JSON-RPC message", "body", previewQuoted(b))
+		}
+	case isRequest(top) && !(got.IsResponse() && bytes.Equal(got.ID, top.ID)):
+		fail(fmt.Errorf("%w: the http answer to request %s is not its response (id %s)", ErrBadResult, top.ID, previewQuoted(got.ID)))
+	default:
+		s.deliver(b)
+	}
+}
+
+// previewQuoted is the start of b, quoted, for an error message.
+func previewQuoted(b []byte) string {
+	if b == nil {
+		return "none"
+	}
+	return strconv.Quote(preview(b))
 }
 
 // readEvents delivers the messages of an SSE stream. done reports that the
@@ -307,6 +388,10 @@ func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, last string,
 			retry = ev.retry
 		}
 		if len(ev.data) == 0 {
+			return true
+		}
+		if _, ok := ndjson.ScanTop(ev.data); !ok {
+			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
 			return true
 		}
 		s.deliver(ev.data)
@@ -331,7 +416,7 @@ func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, ca
 		fail(fmt.Errorf("mcp: http stream: %w", cause))
 		return
 	}
-	backoff := time.Second
+	backoff := firstBackoff
 	for range maxResumes {
 		if !s.pause(retry, &backoff) {
 			return
@@ -369,15 +454,15 @@ func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, ca
 }
 
 // pause waits before a reconnection: the server's retry delay when it
-// gave one, else a backoff that doubles up to 30 s. It reports false when
-// the stream was closed meanwhile.
+// gave one, but never less than minRetry, else a backoff that doubles up
+// to maxRetry. It reports false when the stream was closed meanwhile.
 func (s *httpStream) pause(retry time.Duration, backoff *time.Duration) bool {
-	wait := retry
-	if wait <= 0 {
-		wait = *backoff
-		*backoff = min(2**backoff, 30*time.Second)
+	wait := *backoff
+	if retry > 0 {
+		wait = max(retry, *backoff/2, minRetry)
 	}
-	timer := time.NewTimer(wait)
+	*backoff = min(2**backoff, maxRetry)
+	timer := time.NewTimer(min(wait, maxRetry))
 	defer timer.Stop()
 	select {
 	case <-timer.C:
@@ -386,6 +471,15 @@ func (s *httpStream) pause(retry time.Duration, backoff *time.Duration) bool {
 		return false
 	}
 }
+
+// Bounds of the wait before a stream is reopened: a server's "retry: 1"
+// must not turn into a thousand requests a second, and a broken server is
+// tried less and less often, down to once every maxRetry.
+const (
+	minRetry     = 250 * time.Millisecond
+	firstBackoff = time.Second
+	maxRetry     = 30 * time.Second
+)
 
 func (s *httpStream) get(lastEventID string) (*http.Response, error) {
 	req, err := s.cfg.newRequest(s.life, http.MethodGet, s.t.URL, nil)
@@ -397,12 +491,13 @@ func (s *httpStream) get(lastEventID string) (*http.Response, error) {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
 	s.sessionHeaders(req)
-	return s.cfg.client.Do(req)
+	return s.cfg.do(req)
 }
 
 // openGet starts the stream of the server's own messages, once. It waits
 // (at most getOpenWait) until the server has answered the GET, so that the
-// stream is open before anything sent after notifications/initialized.
+// stream is open before the client learns that initialize succeeded, and
+// so before notifications/initialized and anything after it.
 func (s *httpStream) openGet() {
 	s.mu.Lock()
 	if s.getOpen || s.life.Err() != nil {
@@ -438,7 +533,7 @@ func (s *httpStream) listen(opened chan struct{}) {
 	defer signal()
 	last := ""
 	var retry time.Duration
-	backoff := time.Second
+	backoff := firstBackoff
 	for s.life.Err() == nil {
 		resp, err := s.get(last)
 		signal()
@@ -450,9 +545,11 @@ func (s *httpStream) listen(opened chan struct{}) {
 		case resp.StatusCode != http.StatusOK:
 			resp.Body.Close()
 		default:
-			backoff = time.Second
-			_, l, r, _ := s.readEvents(resp.Body, nil)
+			n, l, r := s.readStream(resp.Body)
 			resp.Body.Close()
+			if n > 0 { // the stream served: reopen it promptly
+				backoff = firstBackoff
+			}
 			if l != "" {
 				last = l
 			}
@@ -466,12 +563,38 @@ func (s *httpStream) listen(opened chan struct{}) {
 	}
 }
 
-// deliver hands a received message to ReadObject, noting the negotiated
-// protocol version on the way.
+// readStream delivers the messages of the GET stream and returns how many
+// it delivered, its last event id and retry delay.
+func (s *httpStream) readStream(r io.Reader) (n int, last string, retry time.Duration) {
+	readSSE(r, s.cfg.maxSize(), func(ev sseEvent) bool {
+		if ev.id != "" {
+			last = ev.id
+		}
+		if ev.retry > 0 {
+			retry = ev.retry
+		}
+		if len(ev.data) == 0 {
+			return true
+		}
+		if _, ok := ndjson.ScanTop(ev.data); !ok {
+			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
+			return true
+		}
+		n++
+		s.deliver(ev.data)
+		return true
+	})
+	return n, last, retry
+}
+
+// deliver hands a received message to ReadObject. The answer to
+// initialize is held back until the GET stream is open (see openGet), so
+// that nothing the server sends once the client has it is missed.
 func (s *httpStream) deliver(msg []byte) {
 	if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() && top.Result != nil {
 		s.mu.Lock()
-		if s.version == "" && string(top.ID) == s.initID {
+		initAnswer := s.version == "" && string(top.ID) == s.initID
+		if initAnswer {
 			var r struct {
 				ProtocolVersion string `json:"protocolVersion"`
 			}
@@ -480,6 +603,9 @@ func (s *httpStream) deliver(msg []byte) {
 			}
 		}
 		s.mu.Unlock()
+		if initAnswer {
+			s.openGet()
+		}
 	}
 	s.in.put(msg)
 }
@@ -520,7 +646,7 @@ func (s *httpStream) reinitialize(stale string) error {
 		return err
 	}
 	resp2.Body.Close()
-	s.cfg.logger.Info("mcp: http session expired; started a new one", "url", s.t.URL)
+	s.cfg.logger.Info("mcp: http session expired; started a new one", "url", redactURL(s.t.URL))
 	return nil
 }
 
@@ -534,7 +660,7 @@ func (s *httpStream) fallback(b []byte, fail func(error)) {
 	s.mu.Lock()
 	s.legacy = legacy
 	s.mu.Unlock()
-	s.cfg.logger.Info("mcp: server speaks the legacy HTTP+SSE transport", "url", s.t.URL)
+	s.cfg.logger.Info("mcp: server speaks the legacy HTTP+SSE transport", "url", redactURL(s.t.URL))
 	legacy.WriteObject(json.RawMessage(b))
 }
 
@@ -555,13 +681,14 @@ func (s *httpStream) Close() error {
 			ctx, cancel := context.WithTimeout(context.Background(), s.closeTimeout)
 			if req, err := s.cfg.newRequest(ctx, http.MethodDelete, s.t.URL, nil); err == nil {
 				req.Header.Set("Mcp-Session-Id", session)
-				if resp, err := s.cfg.client.Do(req); err == nil {
+				if resp, err := s.cfg.do(req); err == nil {
 					resp.Body.Close()
 				}
 			}
 			cancel()
 		}
 		s.in.end(ErrClosed)
+		s.in.discard()
 	})
 	return nil
 }

@@ -56,6 +56,18 @@ func (b *inbox) end(err error) {
 	b.kick()
 }
 
+// discard drops what is queued: the stream was closed and nobody will
+// read it.
+func (b *inbox) discard() {
+	b.mu.Lock()
+	q := b.queue
+	b.queue = nil
+	b.mu.Unlock()
+	for _, msg := range q {
+		failures.forget(msg)
+	}
+}
+
 // take waits for the next message.
 func (b *inbox) take() ([]byte, error) {
 	for {
@@ -77,12 +89,26 @@ func (b *inbox) take() ([]byte, error) {
 	}
 }
 
+// readObject decodes the next message into v. A message that does not
+// decode never ends the stream: a response stands for an error of its
+// call (ErrBadResult), anything else is skipped.
 func (b *inbox) readObject(v any) error {
-	msg, err := b.take()
-	if err != nil {
-		return err
+	for {
+		msg, err := b.take()
+		if err != nil {
+			return err
+		}
+		err = ndjson.DecodeFresh(msg, v)
+		if err == nil {
+			return nil
+		}
+		if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() {
+			bad := errorResponse(top.ID, fmt.Errorf("%w: the response does not decode: %v", ErrBadResult, err))
+			if ndjson.DecodeFresh(bad, v) == nil {
+				return nil
+			}
+		}
 	}
-	return ndjson.DecodeFresh(msg, v)
 }
 
 // sseEvent is one server-sent event.
@@ -156,85 +182,6 @@ func readSSE(r io.Reader, max int, fn func(ev sseEvent) bool) error {
 	}
 }
 
-// httpConfig is what the HTTP transports share.
-type httpConfig struct {
-	client         *http.Client
-	headers        http.Header
-	headerFunc     func(context.Context) (http.Header, error)
-	logger         *slog.Logger
-	maxMessageSize int
-}
-
-func (c *httpConfig) maxSize() int {
-	if c.maxMessageSize > 0 {
-		return c.maxMessageSize
-	}
-	return ndjson.DefaultMaxMessageSize
-}
-
-// newRequest builds a request with the static and per-request headers.
-func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, r)
-	if err != nil {
-		return nil, err
-	}
-	for k, vs := range c.headers {
-		req.Header[k] = append([]string(nil), vs...)
-	}
-	if c.headerFunc != nil {
-		h, err := c.headerFunc(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("mcp: header function: %w", err)
-		}
-		for k, vs := range h {
-			req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
-		}
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req, nil
-}
-
-// errorResponse is the JSON-RPC error response standing for a request that
-// failed at the HTTP level, so that only that call fails.
-func errorResponse(id []byte, err error) []byte {
-	b, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      json.RawMessage(id),
-		"error":   map[string]any{"code": CodeInternalError, "message": err.Error(), "data": map[string]any{transportMarker: true}},
-	})
-	return b
-}
-
-// transportMarker marks the error responses that stand for a failed HTTP
-// exchange: the Connection reports them as transport errors, not as the
-// server's JSON-RPC errors.
-const transportMarker = "mcplug/transport"
-
-// HTTPStatusError reports an HTTP answer that is not a success.
-type HTTPStatusError struct {
-	StatusCode int
-	Body       string // the start of the body
-}
-
-func (e *HTTPStatusError) Error() string {
-	msg := fmt.Sprintf("mcp: http status %d", e.StatusCode)
-	if e.Body != "" {
-		msg += ": " + e.Body
-	}
-	return msg
-}
-
-func statusError(resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	return &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(bytes.TrimSpace(b))}
-}
-
 // SSETransport connects to a server that speaks the legacy HTTP+SSE
 // transport of protocol revision 2024-11-05: it GETs the SSE endpoint,
 // waits for the "endpoint" event, POSTs messages there (same origin only)
@@ -251,18 +198,7 @@ type SSETransport struct {
 }
 
 func (t *SSETransport) config() *httpConfig {
-	return newHTTPConfig(t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
-}
-
-// newHTTPConfig fills in the defaults: http.DefaultClient, slog.Default().
-func newHTTPConfig(client *http.Client, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) *httpConfig {
-	if client == nil {
-		client = http.DefaultClient
-	}
-	if logger == nil {
-		logger = slog.Default()
-	}
-	return &httpConfig{client: client, headers: headers, headerFunc: headerFunc, logger: logger, maxMessageSize: max}
+	return newHTTPConfig(t.URL, t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
 }
 
 // Connect opens the SSE stream and waits for the endpoint.
@@ -283,6 +219,9 @@ type sseStream struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	once     sync.Once
+
+	out        *inbox // messages waiting for the sender, in order
+	senderOnce sync.Once
 }
 
 func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*sseStream, error) {
@@ -291,7 +230,7 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*s
 		return nil, fmt.Errorf("mcp: sse url: %w", err)
 	}
 	life, cancel := context.WithCancel(context.Background())
-	s := &sseStream{cfg: cfg, in: in, life: life, cancel: cancel}
+	s := &sseStream{cfg: cfg, in: in, out: newInbox(), life: life, cancel: cancel}
 	req, err := cfg.newRequest(life, http.MethodGet, rawURL, nil)
 	if err != nil {
 		cancel()
@@ -304,7 +243,7 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*s
 	}
 	got := make(chan result, 1)
 	go func() {
-		resp, err := cfg.client.Do(req)
+		resp, err := cfg.do(req)
 		got <- result{resp, err}
 	}()
 	var resp *http.Response
@@ -342,8 +281,10 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*s
 					endpoint <- string(ev.data)
 				}
 			case "", "message":
-				if len(ev.data) > 0 {
+				if _, ok := ndjson.ScanTop(ev.data); ok {
 					s.in.put(ev.data)
+				} else if len(ev.data) > 0 {
+					cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
 				}
 			}
 			return true
@@ -364,9 +305,9 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*s
 			return nil, errors.New("mcp: sse stream ended before the endpoint event")
 		}
 		ep, err := base.Parse(e)
-		if err != nil || ep.Scheme != base.Scheme || ep.Host != base.Host {
+		if err != nil || originOf(ep) != originOf(base) {
 			s.Close()
-			return nil, fmt.Errorf("mcp: sse endpoint %q is not on the server's origin %s://%s", e, base.Scheme, base.Host)
+			return nil, fmt.Errorf("mcp: sse endpoint %s is not on the server's origin %s", redactURL(e), originOf(base))
 		}
 		s.endpoint = ep.String()
 		return s, nil
@@ -378,7 +319,9 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*s
 
 func (s *sseStream) ReadObject(v any) error { return s.in.readObject(v) }
 
-// WriteObject POSTs the message to the endpoint; answers come on the stream.
+// WriteObject queues the message for the endpoint; answers come on the
+// stream. One goroutine POSTs the queue in order, so a request never
+// overtakes notifications/initialized written before it.
 func (s *sseStream) WriteObject(obj any) error {
 	if s.life.Err() != nil {
 		return ErrClosed
@@ -387,13 +330,27 @@ func (s *sseStream) WriteObject(obj any) error {
 	if err != nil {
 		return err
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.post(b)
-	}()
+	s.senderOnce.Do(func() {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for {
+				b, err := s.out.take()
+				if err != nil {
+					return
+				}
+				s.post(b)
+			}
+		}()
+	})
+	s.out.put(b)
 	return nil
 }
+
+// ssePostTimeout bounds one POST of the legacy transport, whose answers
+// come on the stream: a server that never answers a POST cannot hold the
+// messages queued behind it for long.
+const ssePostTimeout = 10 * time.Second
 
 func (s *sseStream) post(b []byte) {
 	top, _ := ndjson.ScanTop(b)
@@ -404,12 +361,14 @@ func (s *sseStream) post(b []byte) {
 			s.cfg.logger.Warn("mcp: sse post failed", "err", err)
 		}
 	}
-	req, err := s.cfg.newRequest(s.life, http.MethodPost, s.endpoint, b)
+	ctx, cancel := context.WithTimeout(s.life, ssePostTimeout)
+	defer cancel()
+	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.endpoint, b)
 	if err != nil {
 		fail(err)
 		return
 	}
-	resp, err := s.cfg.client.Do(req)
+	resp, err := s.cfg.do(req)
 	if err != nil {
 		if s.life.Err() == nil {
 			fail(fmt.Errorf("mcp: sse post: %w", err))
@@ -428,8 +387,10 @@ func (s *sseStream) post(b []byte) {
 func (s *sseStream) Close() error {
 	s.once.Do(func() {
 		s.cancel()
+		s.out.end(ErrClosed)
 		s.wg.Wait()
 		s.in.end(ErrClosed)
+		s.in.discard()
 	})
 	return nil
 }

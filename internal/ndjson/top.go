@@ -3,7 +3,7 @@ package ndjson
 // Top holds where the top-level members of a JSON-RPC message are in its
 // line: each span is the raw value (nil when absent).
 type Top struct {
-	ID, Method, Result, Error []byte
+	ID, Method, Params, Result, Error []byte
 }
 
 // IsResponse reports whether the message is a response: an id, a result or
@@ -58,6 +58,8 @@ func ScanTop(line []byte) (Top, bool) {
 			t.ID = v
 		case "method":
 			t.Method = v
+		case "params":
+			t.Params = v
 		case "result":
 			t.Result = v
 		case "error":

@@ -1,0 +1,389 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// scripted is a Streamable HTTP server that answers the handshake itself
+// and hands tools/call (and, when set, GET) to the test.
+type scripted struct {
+	call        func(w http.ResponseWriter, r *http.Request, m rpcMsg)
+	get         func(w http.ResponseWriter, r *http.Request)
+	initialized func() // runs while the server handles notifications/initialized
+}
+
+func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+		if s.get == nil {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		s.get(w, r)
+		return
+	case http.MethodDelete:
+		return
+	}
+	var m rpcMsg
+	body, _ := io.ReadAll(r.Body)
+	json.Unmarshal(body, &m)
+	switch {
+	case m.Method == "initialize":
+		writeJSON(w, result(m.ID, map[string]any{"protocolVersion": "2025-11-25",
+			"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
+			"serverInfo":   map[string]any{"name": "scripted", "version": "1"}}))
+	case m.Method == "notifications/initialized":
+		if s.initialized != nil {
+			s.initialized()
+		}
+		w.WriteHeader(http.StatusAccepted)
+	case m.ID == nil:
+		w.WriteHeader(http.StatusAccepted)
+	case m.Method == "tools/call" && s.call != nil:
+		s.call(w, r, m)
+	default:
+		writeJSON(w, result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}))
+	}
+}
+
+func scriptedServer(t *testing.T, s *scripted) *httptest.Server {
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// counting is a server that only counts the requests it gets.
+func counting(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		writeJSON(w, map[string]any{})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestHTTPRedirects(t *testing.T) {
+	t.Run("a redirect to another origin is refused and carries nothing there", func(t *testing.T) {
+		noLeaks(t)
+		other, hits := counting(t)
+		srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+		}})
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Headers: http.Header{"Authorization": {"Bearer secret"}}}, nil)
+		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", map[string]any{"password": "hunter2"})
+		var re *mcp.RedirectError
+		require.ErrorAs(t, err, &re)
+		assert.Zero(t, hits.Load(), "the other origin got a request")
+		assert.NoError(t, c.Err(), "the connection goes on")
+	})
+	t.Run("a redirect to the same host on another port is another origin", func(t *testing.T) {
+		noLeaks(t)
+		other, hits := counting(t)
+		srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1), http.StatusTemporaryRedirect)
+		}})
+		srv2 := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv2, Headers: http.Header{"Authorization": {"Bearer secret"}}}, nil)
+		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		var re *mcp.RedirectError
+		require.ErrorAs(t, err, &re)
+		assert.Zero(t, hits.Load())
+	})
+	t.Run("a redirect within the origin is followed", func(t *testing.T) {
+		noLeaks(t)
+		var s *scripted
+		s = &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			if r.URL.Path != "/moved" {
+				http.Redirect(w, r, "/moved", http.StatusTemporaryRedirect)
+				return
+			}
+			writeJSON(w, result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "moved " + r.Header.Get("X-Key")}}}))
+		}}
+		srv := scriptedServer(t, s)
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Headers: http.Header{"X-Key": {"k"}}}, nil)
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "moved k", res.Text())
+	})
+	t.Run("an SSE endpoint on the origin that redirects away is refused", func(t *testing.T) {
+		noLeaks(t)
+		other, hits := counting(t)
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, "event: endpoint\ndata: /messages\n\n")
+			<-r.Context().Done()
+		})
+		mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+		})
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		_, err := mcp.Connect(ctxTimeout(t, 5*time.Second), &mcp.SSETransport{URL: srv.URL + "/sse", Headers: http.Header{"Authorization": {"Bearer secret"}}}, &mcp.Options{Logger: quiet})
+		var re *mcp.RedirectError
+		require.ErrorAs(t, err, &re)
+		assert.Zero(t, hits.Load())
+	})
+}
+
+func TestHTTPBadAnswersFailOnlyTheirCall(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply func(w http.ResponseWriter, m rpcMsg)
+	}{
+		{"an empty JSON body", func(w http.ResponseWriter, m rpcMsg) {
+			w.Header().Set("Content-Type", "application/json")
+		}},
+		{"a body that is not JSON", func(w http.ResponseWriter, m rpcMsg) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "<html>oops</html>")
+		}},
+		{"a body that is JSON inside but broken", func(w http.ResponseWriter, m rpcMsg) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[tru]}}`)
+		}},
+		{"a response with another id", func(w http.ResponseWriter, m rpcMsg) {
+			writeJSON(w, result(json.RawMessage(`424242`), map[string]any{}))
+		}},
+		{"a response with a null id", func(w http.ResponseWriter, m rpcMsg) {
+			writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "no"}})
+		}},
+		{"SSE data that is not JSON and no response", func(w http.ResponseWriter, m rpcMsg) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, "data: not json\n\n")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			noLeaks(t)
+			var calls atomic.Int32
+			srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+				if calls.Add(1) == 1 {
+					tt.reply(w, m)
+					return
+				}
+				writeJSON(w, result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "fine"}}}))
+			}})
+			c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
+			_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, errors.ErrUnsupported)
+			assert.NotContains(t, err.Error(), "deadline", "the call failed at once, not at its deadline")
+			assert.NoError(t, c.Err(), "the connection goes on")
+			res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+			require.NoError(t, err)
+			assert.Equal(t, "fine", res.Text())
+		})
+	}
+	t.Run("SSE data that is not JSON before the response is skipped", func(t *testing.T) {
+		noLeaks(t)
+		srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			b, _ := json.Marshal(result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "after noise"}}}))
+			sseWrite(w, "data: {broken\n\ndata: %s\n\n", b)
+		}})
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
+		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "after noise", res.Text())
+	})
+}
+
+func TestHTTPTypedErrors(t *testing.T) {
+	t.Run("a 401 is an *HTTPStatusError with its WWW-Authenticate", func(t *testing.T) {
+		noLeaks(t)
+		srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://x/.well-known/oauth-protected-resource"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}})
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		var se *mcp.HTTPStatusError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, http.StatusUnauthorized, se.StatusCode)
+		assert.Contains(t, se.Header.Get("WWW-Authenticate"), "resource_metadata=")
+	})
+	t.Run("a JSON answer over the maximum is a *MessageTooLargeError", func(t *testing.T) {
+		noLeaks(t)
+		srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			writeJSON(w, result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("x", 8<<10)}}}))
+		}})
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, MaxMessageSize: 4 << 10}, nil)
+		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		var tl *mcp.MessageTooLargeError
+		require.ErrorAs(t, err, &tl)
+		assert.Equal(t, 4<<10, tl.Max)
+		assert.NoError(t, c.Err())
+	})
+	t.Run("a server cannot pass its own error off as a transport error", func(t *testing.T) {
+		noLeaks(t)
+		srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": "fake", "data": map[string]any{"mcplug/transport": true, "mcplug/ref": "1"}}})
+		}})
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		var rpcErr *mcp.Error
+		require.ErrorAs(t, err, &rpcErr)
+		assert.Equal(t, "fake", rpcErr.Message)
+	})
+}
+
+func TestHTTPAbandonedCallEndsItsRequest(t *testing.T) {
+	noLeaks(t)
+	ended := make(chan struct{})
+	srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+		<-r.Context().Done() // the server works until the client goes
+		close(ended)
+	}})
+	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+	_, err := c.CallTool(ctxTimeout(t, 100*time.Millisecond), "slow", nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the timed-out call's request is still open")
+	}
+	assert.NoError(t, c.Err())
+}
+
+func TestHTTPRetryHasAFloor(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var gets []time.Time
+	enough := make(chan struct{})
+	srv := scriptedServer(t, &scripted{get: func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		gets = append(gets, time.Now())
+		if len(gets) == 4 {
+			close(enough)
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, "retry: 1\n\n") // and the stream ends at once
+	}})
+	httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+	select {
+	case <-enough:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the GET stream was not reopened")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i < 4; i++ {
+		assert.GreaterOrEqual(t, gets[i].Sub(gets[i-1]), 200*time.Millisecond, "reopened %d after %v", i, gets[i].Sub(gets[i-1]))
+	}
+	assert.Greater(t, gets[3].Sub(gets[2]), gets[1].Sub(gets[0]), "a stream that serves nothing is reopened less and less often")
+}
+
+func TestHTTPGetStreamOpenBeforeInitialized(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var stream chan string
+	s := &scripted{
+		get: func(w http.ResponseWriter, r *http.Request) {
+			ch := make(chan string, 4)
+			mu.Lock()
+			stream = ch
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, ": open\n\n")
+			for {
+				select {
+				case msg := <-ch:
+					sseWrite(w, "data: %s\n\n", msg)
+				case <-r.Context().Done():
+					return
+				}
+			}
+		},
+		initialized: func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if stream != nil { // a server sends on the stream it has, or not at all
+				stream <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+			}
+		},
+	}
+	srv := scriptedServer(t, s)
+	changed := make(chan struct{}, 1)
+	httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, &mcp.Options{ToolListChanged: func(*mcp.Connection) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a message the server sent while handling notifications/initialized was lost")
+	}
+}
+
+func TestLegacySSEKeepsWriteOrder(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var order []string
+	var stream chan []byte
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+		ch := make(chan []byte, 16)
+		mu.Lock()
+		stream = ch
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, "event: endpoint\ndata: /messages\n\n")
+		for {
+			select {
+			case b := <-ch:
+				sseWrite(w, "event: message\ndata: %s\n\n", b)
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
+		var m rpcMsg
+		json.NewDecoder(r.Body).Decode(&m)
+		if m.Method == "notifications/initialized" {
+			time.Sleep(50 * time.Millisecond) // a slow server: what is sent meanwhile must wait
+		}
+		mu.Lock()
+		order = append(order, m.Method)
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+		if m.ID == nil {
+			return
+		}
+		var res any = map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}
+		if m.Method == "initialize" {
+			res = map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "legacy", "version": "1"}}
+		}
+		b, _ := json.Marshal(result(m.ID, res))
+		mu.Lock()
+		stream <- b
+		mu.Unlock()
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	c := httpConnect(t, &mcp.SSETransport{URL: srv.URL + "/sse"}, nil)
+	_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"initialize", "notifications/initialized", "tools/call"}, order)
+}

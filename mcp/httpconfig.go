@@ -1,0 +1,244 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
+)
+
+// httpConfig is what the HTTP transports share.
+type httpConfig struct {
+	client         *http.Client
+	origin         string // scheme://host:port of the server's URL; no redirect leaves it
+	headers        http.Header
+	headerFunc     func(context.Context) (http.Header, error)
+	logger         *slog.Logger
+	maxMessageSize int
+}
+
+// newHTTPConfig fills in the defaults (http.DefaultClient, slog.Default())
+// and makes the client follow redirects only within rawURL's origin.
+func newHTTPConfig(rawURL string, client *http.Client, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) *httpConfig {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cfg := &httpConfig{headers: headers, headerFunc: headerFunc, logger: logger, maxMessageSize: max}
+	if u, err := url.Parse(rawURL); err == nil {
+		cfg.origin = originOf(u)
+	}
+	cfg.client = sameOriginClient(client, cfg.origin)
+	return cfg
+}
+
+// sameOriginClient returns a copy of c that refuses redirects leaving
+// origin: a redirect to another origin would carry the config's headers,
+// the session id and the message body (tool arguments) to a stranger. The
+// caller's own redirect policy still applies within the origin.
+func sameOriginClient(c *http.Client, origin string) *http.Client {
+	cc := *c
+	next := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if o := originOf(req.URL); o != origin {
+			return &RedirectError{From: redactURL(via[len(via)-1].URL.String()), To: redactURL(req.URL.String())}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("mcp: stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cc
+}
+
+// RedirectError reports a redirect the HTTP transports refused to follow
+// because it leaves the server's origin (scheme, host and port). URLs are
+// redacted.
+type RedirectError struct {
+	From, To string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("mcp: refused a redirect from %s to another origin (%s)", e.From, e.To)
+}
+
+// originOf returns u's origin as scheme://host:port, with the default port
+// made explicit, so that "https://a" and "https://a:443" are one origin.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+func (c *httpConfig) maxSize() int {
+	if c.maxMessageSize > 0 {
+		return c.maxMessageSize
+	}
+	return ndjson.DefaultMaxMessageSize
+}
+
+// newRequest builds a request with the static and per-request headers.
+func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return nil, redactErr(err)
+	}
+	for k, vs := range c.headers {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	if c.headerFunc != nil {
+		h, err := c.headerFunc(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: header function: %w", err)
+		}
+		for k, vs := range h {
+			req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// do sends req; a transport error has its URL redacted.
+func (c *httpConfig) do(req *http.Request) (*http.Response, error) {
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, redactErr(err)
+	}
+	return resp, nil
+}
+
+// HTTPStatusError reports an HTTP answer that is not a success. Header
+// holds the answer's headers (WWW-Authenticate of a 401, Retry-After of a
+// 429 or 503).
+type HTTPStatusError struct {
+	StatusCode int
+	Body       string // the start of the body
+	Header     http.Header
+}
+
+func (e *HTTPStatusError) Error() string {
+	msg := fmt.Sprintf("mcp: http status %d", e.StatusCode)
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+func statusError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(bytes.TrimSpace(b)), Header: resp.Header.Clone()}
+}
+
+// errorResponse is the JSON-RPC error response standing for a request that
+// failed at the HTTP level, so that only that call fails. The error itself
+// is kept aside (see failures) so that the call gets it as it was, typed.
+func errorResponse(id []byte, err error) []byte {
+	ref := failures.put(err)
+	b, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      json.RawMessage(id),
+		"error":   map[string]any{"code": CodeInternalError, "message": err.Error(), "data": map[string]any{transportMarker: true, transportRef: ref}},
+	})
+	return b
+}
+
+// transportMarker marks the error responses that stand for a failed HTTP
+// exchange: the Connection reports them as transport errors, not as the
+// server's JSON-RPC errors. transportRef names the kept error.
+const (
+	transportMarker = "mcplug/transport"
+	transportRef    = "mcplug/ref"
+)
+
+// failures keeps the errors that errorResponse stands for until the
+// Connection takes them. References are random, so a server cannot name
+// one it did not cause.
+var failures = &failureTable{m: map[string]error{}}
+
+type failureTable struct {
+	mu sync.Mutex
+	m  map[string]error
+}
+
+func (t *failureTable) put(err error) string {
+	ref := strconv.FormatUint(rand.Uint64(), 36)
+	t.mu.Lock()
+	t.m[ref] = err
+	t.mu.Unlock()
+	return ref
+}
+
+// take returns and forgets the error under ref.
+func (t *failureTable) take(ref string) (error, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err, ok := t.m[ref]
+	delete(t.m, ref)
+	return err, ok
+}
+
+// forget drops the kept error of msg, an errorResponse that will not be
+// read (its stream ended).
+func (t *failureTable) forget(msg []byte) {
+	if !bytes.Contains(msg, []byte(transportRef)) {
+		return
+	}
+	if ref, ok := transportFailure(msg); ok {
+		t.take(ref)
+	}
+}
+
+// transportFailure returns the reference of an errorResponse.
+func transportFailure(msg []byte) (string, bool) {
+	var m struct {
+		Error struct {
+			Data map[string]any `json:"data"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return "", false
+	}
+	ref, ok := m.Error.Data[transportRef].(string)
+	return ref, ok
+}
+
+// transportError returns the error an errorResponse's data stands for.
+func transportError(data json.RawMessage) (error, bool) {
+	var marker map[string]any
+	if json.Unmarshal(data, &marker) != nil || marker[transportMarker] != true {
+		return nil, false
+	}
+	ref, _ := marker[transportRef].(string)
+	err, ok := failures.take(ref)
+	return err, ok // a marker without a kept error is the server's own data
+}
