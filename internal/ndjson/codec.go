@@ -5,7 +5,9 @@
 // sourcegraph/jsonrpc2: any error returned by ReadObject closes the whole
 // connection. So ReadObject returns only I/O errors; everything else a peer
 // may write on its stdout (banners, log lines, JSON that is not a JSON-RPC
-// message, batches) is skipped and reported to the logger, rate-limited.
+// message) is skipped and reported to the logger, rate-limited. A batch is
+// unpacked into its messages, and a message pretty-printed over several
+// lines is gathered into one.
 package ndjson
 
 import (
@@ -62,6 +64,8 @@ type Codec struct {
 	detached bool  // buf was handed over by Detach
 	lastSize int64 // bytes in the last line
 	limiter  limiter
+	multi    *multiline // a message being gathered over several lines
+	batch    [][]byte   // the elements of a batch not yet returned
 }
 
 // WriteObject implements jsonrpc2.ObjectCodec: one JSON value, one '\n'.
@@ -112,17 +116,30 @@ func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
 	}
 }
 
-// ReadLine returns the next line that may be a message: a JSON object,
-// without its line ending. Other lines are skipped (and logged); an
-// oversized response comes back as the error response standing for it. The
-// slice is valid until the next call. It returns only the reader's errors.
+// ReadLine returns the next message that may be a JSON-RPC message: a JSON
+// object, without its line ending. Other lines are skipped (and logged); an
+// oversized response comes back as the error response standing for it.
+//
+// Two things a peer should not send are understood all the same: a message
+// pretty-printed over several lines is gathered into one (see multiline),
+// and a batch (a JSON array of messages, which protocol revision 2025-03-26
+// allowed) is returned one element at a time. The slice is valid until the
+// next call. It returns only the reader's errors.
 func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
 	for {
+		if len(c.batch) > 0 {
+			msg := c.batch[0]
+			c.batch[0] = nil
+			c.batch = c.batch[1:]
+			c.inBuf = false
+			return msg, nil
+		}
 		line, size, tooLarge, err := c.readLine(r)
 		if err != nil {
-			return nil, err
+			return nil, err // a message being gathered stays in c.multi
 		}
 		if tooLarge {
+			c.multi = nil
 			if resp := c.tooLargeResponse(line, size); resp != nil {
 				return resp, nil
 			}
@@ -130,19 +147,174 @@ func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
 			continue
 		}
 		line = bytes.TrimSpace(line)
+		if c.multi != nil {
+			if msg, ok := c.gather(line); ok {
+				line = msg
+			} else {
+				continue
+			}
+		}
 		if len(line) == 0 {
 			continue
 		}
-		if line[0] != '{' {
-			reason := "not a JSON object"
-			if line[0] == '[' {
-				reason = "batch (not supported)"
+		if line[0] != '{' && line[0] != '[' {
+			c.skip("not a JSON object", int64(len(line)), line)
+			continue
+		}
+		if last := line[len(line)-1]; last != '}' && last != ']' || !complete(line) {
+			if ok := c.startGather(line); ok {
+				continue
 			}
-			c.skip(reason, int64(len(line)), line)
+			c.skip("not a JSON value", int64(len(line)), line)
+			continue
+		}
+		if line[0] == '[' {
+			c.unbatch(line)
 			continue
 		}
 		return line, nil
 	}
+}
+
+// startGather begins gathering a message spread over several lines with
+// its first line, when that line is the start of a JSON value.
+func (c *Codec) startGather(line []byte) bool {
+	var sc valueScan
+	if sc.feed(line) != scanOpen {
+		return false
+	}
+	c.multi = &multiline{buf: append(make([]byte, 0, 2*len(line)+64), line...), scan: sc}
+	return true
+}
+
+// gather adds a line to the message being gathered. It returns the whole
+// message once its value closes. A line that is a whole JSON-RPC message
+// by itself ends the gathering (what came before was not a message) and
+// is returned; a gathering that goes wrong or grows past the maximum is
+// skipped.
+func (c *Codec) gather(line []byte) ([]byte, bool) {
+	m := c.multi
+	if len(line) > 0 && line[0] == '{' && line[len(line)-1] == '}' {
+		if top, ok := ScanTop(line); ok && (top.Method != nil || top.IsResponse()) {
+			c.multi = nil
+			c.skip("an unfinished JSON value before a message", int64(len(m.buf)), m.buf)
+			return line, true
+		}
+	}
+	max := c.MaxMessageSize
+	if max <= 0 {
+		max = DefaultMaxMessageSize
+	}
+	if len(m.buf)+1+len(line) > max {
+		c.multi = nil
+		c.skip("a message spread over several lines exceeds the maximum size", int64(len(m.buf)+1+len(line)), nil)
+		return nil, false
+	}
+	m.buf = append(m.buf, '\n')
+	m.buf = append(m.buf, line...)
+	switch m.scan.feed(line) {
+	case scanOpen:
+		return nil, false
+	case scanDone:
+		c.multi = nil
+		if !json.Valid(m.buf) {
+			c.skip("a message spread over several lines is not valid JSON", int64(len(m.buf)), m.buf)
+			return nil, false
+		}
+		c.inBuf = false
+		return m.buf, true
+	default:
+		c.multi = nil
+		c.skip("a value spread over several lines is not JSON", int64(len(m.buf)), m.buf)
+		return nil, false
+	}
+}
+
+// unbatch queues the elements of a batch, each to be returned as a
+// message of its own.
+func (c *Codec) unbatch(line []byte) {
+	own := bytes.Clone(line) // the line's buffer is reused by the next read
+	ok := Elements(own, func(v []byte) bool {
+		if len(v) == 0 || v[0] != '{' {
+			return false
+		}
+		c.batch = append(c.batch, v)
+		return true
+	})
+	if !ok {
+		c.batch = c.batch[:0]
+		c.skip("a batch that is not an array of objects", int64(len(line)), line)
+	}
+}
+
+// complete reports whether line holds one whole JSON value: its brackets
+// close, and nothing but space follows.
+func complete(line []byte) bool {
+	var sc valueScan
+	return sc.feed(line) == scanDone
+}
+
+// multiline is a message being gathered over several lines.
+type multiline struct {
+	buf  []byte
+	scan valueScan
+}
+
+// valueScan follows the nesting of a JSON value fed to it in pieces.
+type valueScan struct {
+	depth    int
+	inString bool
+	escaped  bool
+	started  bool
+	closed   bool
+}
+
+const (
+	scanOpen = iota // the value goes on
+	scanDone        // the value closed, and nothing but space follows
+	scanBad         // not a JSON value
+)
+
+func (s *valueScan) feed(b []byte) int {
+	for _, ch := range b {
+		switch {
+		case s.closed:
+			if ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' {
+				return scanBad
+			}
+		case s.inString:
+			switch {
+			case s.escaped:
+				s.escaped = false
+			case ch == '\\':
+				s.escaped = true
+			case ch == '"':
+				s.inString = false
+			}
+		case ch == '"':
+			if !s.started {
+				return scanBad
+			}
+			s.inString = true
+		case ch == '{' || ch == '[':
+			s.started = true
+			s.depth++
+		case ch == '}' || ch == ']':
+			s.depth--
+			if s.depth < 0 {
+				return scanBad
+			}
+			if s.depth == 0 {
+				s.closed = true
+			}
+		case !s.started && ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n':
+			return scanBad
+		}
+	}
+	if s.closed {
+		return scanDone
+	}
+	return scanOpen
 }
 
 // Skip logs (rate-limited) a line that is skipped for reason.

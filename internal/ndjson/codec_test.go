@@ -66,7 +66,14 @@ func TestReadObject(t *testing.T) {
 		{"plain lines are read in order", `{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n", []string{"a", "b"}, 0},
 		{"banners and log lines before and between messages are skipped", "Server v1 starting\n" + `{"jsonrpc":"2.0","method":"a"}` + "\nINFO ready\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n", []string{"a", "b"}, 2},
 		{"JSON that is not a message is skipped", `{"hello":"world"}` + "\n42\n\"str\"\nnull\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 4},
-		{"batches are skipped", `[{"jsonrpc":"2.0","method":"x"}]` + "\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 1},
+		{"a batch is unpacked into its messages, in order", `[{"jsonrpc":"2.0","method":"x"}, {"jsonrpc":"2.0","method":"y"}]` + "\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"x", "y", "a"}, 0},
+		{"a batch of something else than objects is skipped", `[1, 2]` + "\n" + `[{"jsonrpc":"2.0","method":"x"}, "no"]` + "\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 2},
+		{"an empty batch is nothing", "[]\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 0},
+		{"a pretty-printed message is one message", "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"a\",\n  \"params\": {\n    \"s\": \"} { ] [ \\\" \"\n  }\n}\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n", []string{"a", "b"}, 0},
+		{"a pretty-printed batch is unpacked", "[\n  {\"jsonrpc\": \"2.0\", \"method\": \"a\"},\n  {\n    \"jsonrpc\": \"2.0\",\n    \"method\": \"b\"\n  }\n]\n", []string{"a", "b"}, 0},
+		{"a log line that opens a brace does not swallow the messages after it", "{starting up\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n", []string{"a", "b"}, 1},
+		{"an unclosed value at the end of the stream is dropped", `{"jsonrpc":"2.0","method":"a"}` + "\n{\n  \"jsonrpc\": \"2.0\",\n", []string{"a"}, 0},
+		{"a pretty-printed value that goes wrong is skipped", "{\n  \"a\": 1\n}}\n" + `{"jsonrpc":"2.0","method":"a"}` + "\n", []string{"a"}, 1},
 		{"CRLF line endings are accepted", `{"jsonrpc":"2.0","method":"a"}` + "\r\n" + `{"jsonrpc":"2.0","method":"b"}` + "\r\n", []string{"a", "b"}, 0},
 		{"a final line without a newline is read", `{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}`, []string{"a", "b"}, 0},
 		{"blank lines are ignored silently", "\n\n  \n" + `{"jsonrpc":"2.0","method":"a"}` + "\n\n", []string{"a"}, 0},
@@ -171,7 +178,8 @@ func TestCodecWithJSONRPC2(t *testing.T) {
 		}),
 		jsonrpc2.SetLogger(discard{}))
 	input := "banner\n" +
-		`[{"jsonrpc":"2.0","method":"batched"}]` + "\n" +
+		`[{"jsonrpc":"2.0","method":"batched"}]` + "\n" + // unpacked: jsonrpc2 never sees the array
+
 		`{"jsonrpc":"2.0","method":"one"}` + "\r\n" +
 		`{"jsonrpc":"2.0","id":-1,"result":{}}` + "\n" + // an id jsonrpc2 cannot parse
 		`{"jsonrpc":"2.0","method":"two","result":1}` + "\n" + // both request and response
@@ -182,7 +190,7 @@ func TestCodecWithJSONRPC2(t *testing.T) {
 	<-conn.DisconnectNotify()
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Equal(t, []string{"one", "three"}, got)
+	assert.Equal(t, []string{"batched", "one", "three"}, got)
 }
 
 type pipeEnd struct {
