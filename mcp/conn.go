@@ -53,6 +53,29 @@ type Options struct {
 	// validated against the schema before it is sent.
 	ElicitForm ElicitHandler
 	ElicitURL  ElicitHandler
+
+	// MaxServerRequests bounds the server's requests (sampling,
+	// elicitation, roots, ping) served or waiting at once; one past it is
+	// answered at once with a CodeServerBusy error. Zero means 16.
+	MaxServerRequests int
+	// MaxServerRequestSize bounds the params of a server request, in
+	// bytes; a larger request is answered with CodeInvalidParams and
+	// never reaches a handler. Zero means 4 MiB.
+	MaxServerRequestSize int
+}
+
+func (c *Connection) maxServerRequests() int {
+	if c.opts.MaxServerRequests > 0 {
+		return c.opts.MaxServerRequests
+	}
+	return defaultMaxServerRequests
+}
+
+func (c *Connection) maxServerRequestSize() int {
+	if c.opts.MaxServerRequestSize > 0 {
+		return c.opts.MaxServerRequestSize
+	}
+	return defaultMaxServerRequestSize
 }
 
 // capabilities returns what the options offer the server.

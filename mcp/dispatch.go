@@ -4,25 +4,39 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// maxQueued bounds the backlog of incoming messages waiting for the
-// dispatcher. Past it, log notifications are dropped (and
-// counted in a warning); requests and other notifications are always kept.
+// maxQueued bounds the backlog of notifications waiting for the
+// dispatcher. Past it, notifications are dropped and counted in a warning.
+// Requests are bounded apart (Options.MaxServerRequests), and
+// notifications/cancelled and notifications/progress never queue.
 const maxQueued = 1024
+
+// Defaults of the Options that bound what a server can make the client do.
+const (
+	defaultMaxServerRequests    = 16
+	defaultMaxServerRequestSize = 4 << 20
+)
+
+// CodeServerBusy is the JSON-RPC error code of the answer to a server
+// request past Options.MaxServerRequests.
+const CodeServerBusy = -32000
 
 // dispatcher serves the server's requests and notifications. jsonrpc2 calls
 // Handle on its read goroutine, where waiting would stall every response, so
 // Handle only enqueues; one goroutine (run) serves the queue in order.
 type dispatcher struct {
-	c       *Connection
-	mu      sync.Mutex
-	queue   []*jsonrpc2.Request
-	dropped int
-	wake    chan struct{}
+	c        *Connection
+	mu       sync.Mutex
+	queue    []*jsonrpc2.Request
+	notifs   int // notifications in queue
+	requests int // server requests queued or being served
+	dropped  int
+	wake     chan struct{}
 
 	inflight map[string]context.CancelFunc // server requests being served, by id
 }
@@ -35,15 +49,31 @@ func newDispatcher(c *Connection) *dispatcher {
 // message served right here, on the read goroutine: so a call's progress
 // callbacks all run before the call returns.
 func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Notif && req.Method == "notifications/progress" {
+	switch {
+	case req.Notif && req.Method == "notifications/progress":
 		d.c.onProgress(params(req))
+		return
+	case req.Notif && req.Method == "notifications/cancelled":
+		d.cancelInflight(params(req)) // at once: the request may be waiting in the queue
 		return
 	}
 	d.mu.Lock()
-	if req.Notif && len(d.queue) >= maxQueued && lossy(req.Method) {
+	switch {
+	case req.Notif && d.notifs >= maxQueued:
 		d.dropped++
 		d.mu.Unlock()
 		return
+	case req.Notif:
+		d.notifs++
+	case d.requests >= d.c.maxServerRequests():
+		d.mu.Unlock()
+		// Answered right here: a reply is queued for writing, never waits
+		// for the server.
+		d.c.logger.Warn("mcp: refused a server request: too many at once", "method", req.Method, "max", d.c.maxServerRequests())
+		d.reply(req.ID, nil, &Error{Code: CodeServerBusy, Message: fmt.Sprintf("client busy: more than %d requests at once", d.c.maxServerRequests())})
+		return
+	default:
+		d.requests++
 	}
 	d.queue = append(d.queue, req)
 	d.mu.Unlock()
@@ -53,8 +83,11 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	}
 }
 
-func lossy(method string) bool {
-	return method == "notifications/message"
+// requestDone counts a server request as served.
+func (d *dispatcher) requestDone() {
+	d.mu.Lock()
+	d.requests--
+	d.mu.Unlock()
 }
 
 // run serves the queue until the connection ends, then cancels the server
@@ -84,6 +117,16 @@ func (d *dispatcher) run(disconnect <-chan struct{}) {
 				break
 			}
 			for i, req := range batch {
+				select {
+				case <-disconnect: // Close does not wait for a backlog
+					return
+				default:
+				}
+				if req.Notif {
+					d.mu.Lock()
+					d.notifs--
+					d.mu.Unlock()
+				}
 				d.serve(req)
 				batch[i] = nil
 			}
@@ -107,6 +150,14 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 		return
 	}
 	c := d.c
+	if n := len(params(req)); n > c.maxServerRequestSize() {
+		d.reply(req.ID, nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("request of %d bytes is larger than this client takes (%d)", n, c.maxServerRequestSize())})
+		d.requestDone()
+		return
+	}
+	if req.Method != "sampling/createMessage" && req.Method != "elicitation/create" {
+		defer d.requestDone() // answered right here; async ones count down when they end
+	}
 	switch req.Method {
 	case "ping":
 		d.reply(req.ID, json.RawMessage("{}"), nil)
@@ -119,6 +170,7 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 	case "sampling/createMessage":
 		if c.opts.Sampling == nil {
 			d.notFound(req)
+			d.requestDone()
 			return
 		}
 		d.async(req, func(ctx context.Context) (any, *Error) {
@@ -141,6 +193,7 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 	case "elicitation/create":
 		if c.opts.ElicitForm == nil && c.opts.ElicitURL == nil {
 			d.notFound(req)
+			d.requestDone()
 			return
 		}
 		d.async(req, func(ctx context.Context) (any, *Error) { return c.elicit(ctx, params(req)) })
@@ -172,6 +225,7 @@ func (d *dispatcher) async(req *jsonrpc2.Request, serve func(ctx context.Context
 		defer func() {
 			d.mu.Lock()
 			delete(d.inflight, key)
+			d.requests--
 			d.mu.Unlock()
 			cancel()
 		}()
@@ -197,21 +251,6 @@ func (d *dispatcher) notification(req *jsonrpc2.Request) {
 	c := d.c
 	p := params(req)
 	switch req.Method {
-	case "notifications/cancelled":
-		var cp struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		if json.Unmarshal(p, &cp) == nil {
-			var id jsonrpc2.ID
-			if json.Unmarshal(cp.RequestID, &id) == nil {
-				d.mu.Lock()
-				cancel := d.inflight[id.String()]
-				d.mu.Unlock()
-				if cancel != nil {
-					cancel()
-				}
-			}
-		}
 	case "notifications/message":
 		var m LoggingMessage
 		if json.Unmarshal(p, &m) != nil {
@@ -251,6 +290,27 @@ func (d *dispatcher) notification(req *jsonrpc2.Request) {
 		}
 	default:
 		c.logger.Debug("mcp: notification ignored", "method", req.Method)
+	}
+}
+
+// cancelInflight ends the handler of the server request that params of
+// notifications/cancelled name.
+func (d *dispatcher) cancelInflight(p json.RawMessage) {
+	var cp struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(p, &cp) != nil {
+		return
+	}
+	var id jsonrpc2.ID
+	if json.Unmarshal(cp.RequestID, &id) != nil {
+		return
+	}
+	d.mu.Lock()
+	cancel := d.inflight[id.String()]
+	d.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 

@@ -1,6 +1,9 @@
 package mcp
 
-import "time"
+import (
+	"io"
+	"time"
+)
 
 // SetIdleRead changes how long c's stream may go unread between calls
 // before the background reader takes over, and wakes the background reader
@@ -25,4 +28,12 @@ func BackgroundSleep(c *Connection) time.Duration {
 	c.stream.mu.Lock()
 	defer c.stream.mu.Unlock()
 	return c.stream.bgWait
+}
+
+// NewStreamWithWriteQueue is NewStream with another bound on the bytes
+// queued for writing.
+func NewStreamWithWriteQueue(rwc io.ReadWriteCloser, max int) Stream {
+	s := newLineStream(rwc, 0, nil)
+	s.maxQueue = max
+	return s
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -26,20 +27,50 @@ func (e *OutputSchemaError) Error() string {
 func (e *OutputSchemaError) Unwrap() error { return e.Err }
 
 // compileSchema compiles a JSON Schema (2020-12 unless it says otherwise).
-// Only the schema itself is read: no $ref is fetched from anywhere.
-func compileSchema(name string, schema []byte) (*jsonschema.Schema, error) {
+// Only the schema itself is read: no $ref is fetched from anywhere. A
+// schema whose work (see schemaWork) passes maxSchemaWork is refused with
+// a *SchemaTooComplexError.
+func compileSchema(name string, schema []byte) (*boundedSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return nil, err
 	}
+	url := "mcp:///" + name
+	work := schemaWork(doc, url, maxSchemaWork)
+	if work > maxSchemaWork {
+		return nil, &SchemaTooComplexError{Work: work, Max: maxSchemaWork}
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
-	url := "mcp:///" + name
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(url)
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	return &boundedSchema{Schema: s, work: work}, nil
+}
+
+// boundedSchema is a compiled schema and its work.
+type boundedSchema struct {
+	*jsonschema.Schema
+	work int
+}
+
+// SchemaTooComplexError reports a JSON Schema that could cost too much to
+// apply: Work counts the subschemas one value may visit (each $ref
+// followed), past Max. A server's schema of that kind is not used.
+type SchemaTooComplexError struct {
+	Work, Max int
+}
+
+func (e *SchemaTooComplexError) Error() string {
+	if e.Max == 0 {
+		return "mcp: schema too costly to apply to this value"
+	}
+	return fmt.Sprintf("mcp: schema too complex: applying it may visit more than %d subschemas per value", e.Max)
 }
 
 type noLoader struct{}
@@ -48,13 +79,40 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("mcp: schema refers to %s; only references within the schema are followed", url)
 }
 
-// validateJSON checks a JSON document against a compiled schema.
-func validateJSON(s *jsonschema.Schema, doc []byte) error {
+// validateJSON checks a JSON document against a compiled schema. Its work
+// is bounded: the schema's work times the values in the document must stay
+// under maxValidationWork.
+func validateJSON(ctx context.Context, s *boundedSchema, doc []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return err
 	}
+	if n := countValues(v); s.work*n > maxValidationWork {
+		return &SchemaTooComplexError{Work: s.work * n}
+	}
 	return s.Validate(v)
+}
+
+// countValues counts the JSON values in v, v included.
+func countValues(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	case []any:
+		n := 1
+		for _, e := range x {
+			n += countValues(e)
+		}
+		return n
+	}
+	return 1
 }
 
 // schemaCache holds the compiled outputSchemas of the tools last listed.
@@ -66,7 +124,7 @@ type schemaCache struct {
 
 type toolSchema struct {
 	raw    []byte
-	schema *jsonschema.Schema // nil when the schema does not compile
+	schema *boundedSchema // nil when the schema does not compile
 }
 
 func (c *schemaCache) add(tools []Tool, logger *slog.Logger) {
@@ -92,7 +150,7 @@ func (c *schemaCache) add(tools []Tool, logger *slog.Logger) {
 }
 
 // validate checks a result of tool against its outputSchema, if it has one.
-func (c *schemaCache) validate(tool string, res *CallToolResult) error {
+func (c *schemaCache) validate(ctx context.Context, tool string, res *CallToolResult) error {
 	c.mu.Lock()
 	ts, ok := c.byTool[tool]
 	c.mu.Unlock()
@@ -102,7 +160,7 @@ func (c *schemaCache) validate(tool string, res *CallToolResult) error {
 	if len(res.StructuredContent) == 0 {
 		return &OutputSchemaError{Tool: tool, Err: fmt.Errorf("the result has no structuredContent")}
 	}
-	if err := validateJSON(ts.schema, res.StructuredContent); err != nil {
+	if err := validateJSON(ctx, ts.schema, res.StructuredContent); err != nil {
 		return &OutputSchemaError{Tool: tool, Err: err}
 	}
 	return nil

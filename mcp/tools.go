@@ -133,7 +133,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err := checkContent(res.Content); err != nil {
 		return nil, wrap("tools/call", err)
 	}
-	if err := c.schemas.validate(name, res); err != nil {
+	if err := c.schemas.validate(ctx, name, res); err != nil {
 		return nil, err
 	}
 	return res, nil

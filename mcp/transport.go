@@ -60,12 +60,13 @@ func NewStream(rwc io.ReadWriteCloser) Stream {
 
 func newLineStream(rwc io.ReadWriteCloser, maxMessage int, logger *slog.Logger) *lineStream {
 	s := &lineStream{
-		rwc:   rwc,
-		r:     bufio.NewReaderSize(rwc, 64<<10),
-		codec: ndjson.Codec{MaxMessageSize: maxMessage, Logger: logger},
-		wake:  make(chan struct{}, 1),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		rwc:      rwc,
+		maxQueue: maxWriteQueue,
+		r:        bufio.NewReaderSize(rwc, 64<<10),
+		codec:    ndjson.Codec{MaxMessageSize: maxMessage, Logger: logger},
+		wake:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	go s.writeLoop()
 	return s
@@ -80,6 +81,8 @@ type lineStream struct {
 	// direct, when set, lets writeLine write a message itself when no one
 	// else is writing; what the pipe does not take goes to writeLoop.
 	direct *pipeWriter
+
+	maxQueue int // bytes queued for writing past which the peer is taken for stalled
 
 	mu      sync.Mutex
 	queued  []byte // encoded messages waiting for the writer
@@ -150,6 +153,9 @@ func (s *lineStream) writeLine(b []byte) error {
 		err = s.werr
 	case s.closed:
 		err = ErrClosed
+	case len(s.queued)+len(b) > s.maxQueue && len(s.queued) > 0:
+		s.mu.Unlock()
+		return s.failWrite(&writeStalledError{queued: len(s.queued) + len(b), max: s.maxQueue})
 	case s.writing: // the writer takes it next, or hands it to writeLoop
 		s.queued = append(s.queued, b...)
 		s.mu.Unlock()
@@ -201,6 +207,18 @@ func (s *lineStream) writeLine(b []byte) error {
 // what others queued meanwhile, before leaving it to writeLoop.
 const maxDirectRounds = 4
 
+// maxWriteQueue bounds the bytes waiting to be written to a server. A
+// server that stops reading while it keeps sending requests would make the
+// answers pile up without end; past this bound the connection fails.
+const maxWriteQueue = 64 << 20
+
+// writeStalledError ends a connection whose server stopped reading.
+type writeStalledError struct{ queued, max int }
+
+func (e *writeStalledError) Error() string {
+	return fmt.Sprintf("mcp: the server stopped reading: %d bytes wait to be written, more than the maximum of %d", e.queued, e.max)
+}
+
 // failWrite ends writing after a failed write: the peer may have seen half
 // a message, so the stream is closed (which ends the reader too) and every
 // later write fails. It returns the error writes now fail with.
@@ -208,7 +226,11 @@ func (s *lineStream) failWrite(err error) error {
 	s.mu.Lock()
 	s.writing = false
 	if s.werr == nil && !s.closed {
-		s.werr = fmt.Errorf("mcp: write to server: %w", err)
+		if _, ok := err.(*writeStalledError); ok {
+			s.werr = err
+		} else {
+			s.werr = fmt.Errorf("mcp: write to server: %w", err)
+		}
 	}
 	err = s.werr
 	if err == nil {
