@@ -32,10 +32,10 @@ func schemaWork(doc any, base string, limit int) int {
 
 type workCounter struct {
 	limit int
-	byURI map[string]any  // subschemas by their $id or anchor URI
-	memo  map[any]int     // the work of subschemas seen (keyed by their map's identity)
-	busy  map[any]bool    // subschemas being counted: a $ref cycle
-	roots map[string]any  // resources by URI without fragment, for JSON pointers
+	byURI map[string]any // subschemas by their $id or anchor URI
+	memo  map[any]int    // the work of subschemas seen (keyed by their map's identity)
+	busy  map[any]bool   // subschemas being counted: a $ref cycle
+	roots map[string]any // resources by URI without fragment, for JSON pointers
 }
 
 // Keywords whose value is one subschema, an array of them, or an object of
