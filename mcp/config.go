@@ -39,6 +39,18 @@ type ServerConfig struct {
 	// Disabled servers are listed in Status but never started.
 	Disabled bool `json:"disabled,omitempty"`
 
+	// Scope is where the entry came from (see LoadConfig): ScopeUser and
+	// ScopeLocal are the user's own files, ScopeProject files came with
+	// the project (a cloned repository, say). Empty for a config the
+	// program read itself (ParseConfig, LoadConfigFile), which it trusts.
+	Scope Scope `json:"-"`
+	// Approval says whether the user's own settings approve a project
+	// server. A Manager starts a ScopeProject server only once approved.
+	Approval Approval `json:"-"`
+	// Warnings are notes about the entry, such as a project entry that
+	// replaces a user's server of the same name.
+	Warnings []string `json:"-"`
+
 	// Extra keeps the entry's fields this package does not know.
 	Extra map[string]json.RawMessage `json:"-"`
 	// Source is the file (or reader name) the entry came from.
@@ -47,6 +59,24 @@ type ServerConfig struct {
 	// Err is never started; Manager shows it as failed.
 	Err error `json:"-"`
 }
+
+// Scope is where a server entry comes from, as Claude Code names them.
+type Scope string
+
+const (
+	ScopeUser    Scope = "user"    // ~/.claude.json, ~/.claude/settings.json
+	ScopeProject Scope = "project" // <project>/.mcp.json, <project>/.claude/settings.json
+	ScopeLocal   Scope = "local"   // ~/.claude.json, projects[<project>]
+)
+
+// Approval is the user's decision on a project server.
+type Approval string
+
+const (
+	ApprovalPending Approval = ""         // no decision: the server waits for one
+	Approved        Approval = "approved" // enableAllProjectMcpServers, enabledMcpjsonServers, or Manager.Approve
+	Rejected        Approval = "rejected" // disabledMcpjsonServers
+)
 
 // Config is a set of named servers. Problems are kept per entry (see
 // ServerConfig.Err) and per file (Errors), so one bad entry or file never
@@ -77,13 +107,27 @@ func (c *Config) Err() error {
 }
 
 // Merge adds other's servers and errors to c; a server of other replaces
-// one of c with the same name.
+// one of c with the same name. A project entry that replaces one of the
+// user's own says so in its Warnings.
 func (c *Config) Merge(other *Config) {
 	if c.Servers == nil {
 		c.Servers = map[string]*ServerConfig{}
 	}
-	maps.Copy(c.Servers, other.Servers)
+	for _, name := range other.Names() {
+		sc := other.Servers[name]
+		if old, ok := c.Servers[name]; ok && sc.Scope == ScopeProject && old.Scope != ScopeProject {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("this project entry (%s) replaces the %s server of the same name from %s", sc.Source, scopeName(old.Scope), old.Source))
+		}
+		c.Servers[name] = sc
+	}
 	c.Errors = append(c.Errors, other.Errors...)
+}
+
+func scopeName(s Scope) string {
+	if s == "" {
+		return "program's"
+	}
+	return string(s)
 }
 
 // ConfigError is a problem in a config file: the file, the server (empty
@@ -107,38 +151,219 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// ConfigFiles returns the files LoadConfig reads for a project, in order of
-// precedence, lowest first: ~/.claude/settings.json,
-// <project>/.claude/settings.json, <project>/.mcp.json.
+// ConfigFiles returns the files LoadConfig reads servers from, in order of
+// precedence, lowest first: ~/.claude.json (its top-level mcpServers),
+// ~/.claude/settings.json, <project>/.claude/settings.json,
+// <project>/.mcp.json, and ~/.claude.json again for the project's own
+// entry (local scope).
 func ConfigFiles(project string) []string {
 	var files []string
-	if home, err := os.UserHomeDir(); err == nil {
-		files = append(files, filepath.Join(home, ".claude", "settings.json"))
+	home, err := os.UserHomeDir()
+	if err == nil {
+		files = append(files, filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json"))
 	}
-	return append(files,
+	files = append(files,
 		filepath.Join(project, ".claude", "settings.json"),
 		filepath.Join(project, ".mcp.json"))
+	if err == nil {
+		files = append(files, filepath.Join(home, ".claude.json"))
+	}
+	return files
 }
 
-// LoadConfig reads the config files of a project directory (see
-// ConfigFiles); a later file's server replaces an earlier one's of the same
-// name, and missing files are skipped. In the settings.json files only the
-// "mcpServers" key is read. The returned Config is never nil, also when
-// some file or entry is bad; the error is Config.Err().
+// LoadConfig reads the config files of a project directory the way Claude
+// Code does. Scopes, highest precedence first:
+//
+//   - local: ~/.claude.json, "projects" → <absolute project path> →
+//     "mcpServers";
+//   - project: <project>/.mcp.json, then <project>/.claude/settings.json;
+//   - user: ~/.claude/settings.json, then ~/.claude.json's top-level
+//     "mcpServers".
+//
+// A server of a higher scope replaces one of the same name (a project entry
+// that replaces a user's server carries a warning). Missing files are
+// skipped; in settings.json files only "mcpServers" is read.
+//
+// Project servers come with the project, so they need the user's approval:
+// each one's Approval is read from the user's own files only, never from
+// the project's shared ones: "enableAllProjectMcpServers",
+// "enabledMcpjsonServers" and "disabledMcpjsonServers" in
+// ~/.claude/settings.json, <project>/.claude/settings.local.json and
+// ~/.claude.json's entry for the project (a rejection wins). A Manager does
+// not start a project server that is not approved (see
+// ManagerOptions.ApproveServer and Manager.Approve).
+//
+// The returned Config is never nil, also when some file or entry is bad;
+// the error is Config.Err().
 func LoadConfig(project string) (*Config, error) {
 	cfg := &Config{Servers: map[string]*ServerConfig{}}
-	for _, path := range ConfigFiles(project) {
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		abs = project
+	}
+	home, homeErr := os.UserHomeDir()
+	var claudeJSON map[string]json.RawMessage // ~/.claude.json
+	var approvals approvalSettings
+	read := func(path string) ([]byte, bool) {
 		b, err := os.ReadFile(path)
 		if errors.Is(err, os.ErrNotExist) {
-			continue
+			return nil, false
 		}
 		if err != nil {
 			cfg.Errors = append(cfg.Errors, &ConfigError{File: path, Err: err})
-			continue
+			return nil, false
 		}
-		cfg.Merge(parseConfig(b, path, filepath.Base(path) == "settings.json"))
+		return b, true
+	}
+	add := func(c *Config, scope Scope) {
+		for _, sc := range c.Servers {
+			sc.Scope = scope
+		}
+		cfg.Merge(c)
+	}
+	var localEntry json.RawMessage
+	if homeErr == nil {
+		path := filepath.Join(home, ".claude.json")
+		if b, ok := read(path); ok {
+			if err := json.Unmarshal(b, &claudeJSON); err != nil {
+				cfg.Errors = append(cfg.Errors, &ConfigError{File: path, Err: fmt.Errorf("not a JSON object: %w", err)})
+			} else {
+				if raw, ok := claudeJSON["mcpServers"]; ok {
+					add(parseServers(raw, path), ScopeUser)
+				}
+				var projects map[string]json.RawMessage
+				json.Unmarshal(claudeJSON["projects"], &projects)
+				localEntry = projects[abs]
+				approvals.read(localEntry)
+			}
+		}
+		path = filepath.Join(home, ".claude", "settings.json")
+		if b, ok := read(path); ok {
+			add(parseConfig(b, path, true), ScopeUser)
+			approvals.read(b)
+		}
+	}
+	for _, path := range []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".mcp.json")} {
+		if b, ok := read(path); ok {
+			add(parseConfig(b, path, filepath.Base(path) == "settings.json"), ScopeProject)
+		}
+	}
+	if b, ok := read(filepath.Join(project, ".claude", "settings.local.json")); ok {
+		approvals.read(b)
+	}
+	if localEntry != nil {
+		var entry struct {
+			MCPServers json.RawMessage `json:"mcpServers"`
+		}
+		if json.Unmarshal(localEntry, &entry) == nil && entry.MCPServers != nil {
+			add(parseServers(entry.MCPServers, filepath.Join(home, ".claude.json")+" (project "+abs+")"), ScopeLocal)
+		}
+	}
+	for _, sc := range cfg.Servers {
+		if sc.Scope == ScopeProject {
+			sc.Approval = approvals.decide(sc.Name)
+		}
 	}
 	return cfg, cfg.Err()
+}
+
+// approvalSettings are the user's decisions on project servers, as Claude
+// Code's settings keep them.
+type approvalSettings struct {
+	all      bool
+	enabled  map[string]bool
+	disabled map[string]bool
+}
+
+func (a *approvalSettings) read(b []byte) {
+	var s struct {
+		All      bool     `json:"enableAllProjectMcpServers"`
+		Enabled  []string `json:"enabledMcpjsonServers"`
+		Disabled []string `json:"disabledMcpjsonServers"`
+	}
+	if len(b) == 0 || json.Unmarshal(b, &s) != nil {
+		return
+	}
+	a.all = a.all || s.All
+	for _, n := range s.Enabled {
+		if a.enabled == nil {
+			a.enabled = map[string]bool{}
+		}
+		a.enabled[n] = true
+	}
+	for _, n := range s.Disabled {
+		if a.disabled == nil {
+			a.disabled = map[string]bool{}
+		}
+		a.disabled[n] = true
+	}
+}
+
+func (a *approvalSettings) decide(name string) Approval {
+	switch {
+	case a.disabled[name]:
+		return Rejected
+	case a.all || a.enabled[name]:
+		return Approved
+	}
+	return ApprovalPending
+}
+
+// SaveApproval records the user's decision on the project server name in
+// <project>/.claude/settings.local.json (the user's own settings of the
+// project, which Claude Code reads too): the name is added to
+// "enabledMcpjsonServers" or "disabledMcpjsonServers" and removed from the
+// other. The file's other settings are kept; it is created with mode 0600
+// when missing.
+func SaveApproval(project, name string, approve bool) error {
+	path := filepath.Join(project, ".claude", "settings.local.json")
+	settings := map[string]any{}
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if len(bytes.TrimSpace(b)) > 0 {
+			if err := json.Unmarshal(b, &settings); err != nil {
+				return &ConfigError{File: path, Err: fmt.Errorf("not a JSON object: %w", err)}
+			}
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return &ConfigError{File: path, Err: err}
+	}
+	list := func(key string) []string {
+		var out []string
+		if arr, ok := settings[key].([]any); ok {
+			for _, v := range arr {
+				if s, ok := v.(string); ok && s != name {
+					out = append(out, s)
+				}
+			}
+		}
+		return out
+	}
+	enabled, disabled := list("enabledMcpjsonServers"), list("disabledMcpjsonServers")
+	if approve {
+		enabled = append(enabled, name)
+	} else {
+		disabled = append(disabled, name)
+	}
+	settings["enabledMcpjsonServers"], settings["disabledMcpjsonServers"] = enabled, disabled
+	if len(enabled) == 0 {
+		delete(settings, "enabledMcpjsonServers")
+	}
+	if len(disabled) == 0 {
+		delete(settings, "disabledMcpjsonServers")
+	}
+	out, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return &ConfigError{File: path, Err: err}
+	}
+	if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
+		return &ConfigError{File: path, Err: err}
+	}
+	return nil
 }
 
 // LoadConfigFile reads one config file: {"mcpServers": {...}} or the flat
@@ -162,6 +387,20 @@ func ParseConfig(r io.Reader, source string) (*Config, error) {
 	}
 	cfg := parseConfig(b, source, false)
 	return cfg, cfg.Err()
+}
+
+// parseServers reads an "mcpServers" object.
+func parseServers(raw json.RawMessage, source string) *Config {
+	cfg := &Config{Servers: map[string]*ServerConfig{}}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		cfg.Errors = append(cfg.Errors, &ConfigError{File: source, Err: fmt.Errorf(`"mcpServers" is not an object: %w`, err)})
+		return cfg
+	}
+	for name, e := range entries {
+		cfg.Servers[name] = parseEntry(name, e, source)
+	}
+	return cfg
 }
 
 func parseConfig(b []byte, source string, settings bool) *Config {

@@ -32,9 +32,21 @@ type ManagerOptions struct {
 	// config. Zero means 2 seconds.
 	ShutdownTimeout time.Duration
 
-	// RestartBackoff is the least time between a server's crash and its
-	// restart; it doubles with each crash, up to 30 s. Zero means 250 ms.
+	// RestartBackoff is the wait before a lost server is reconnected; it
+	// doubles with each failed attempt in a row, up to MaxRestartBackoff.
+	// Zero means 250 ms.
 	RestartBackoff time.Duration
+	// MaxRestartBackoff bounds the wait between reconnection attempts.
+	// Zero means 30 seconds.
+	MaxRestartBackoff time.Duration
+
+	// ApproveServer decides on a project server (Scope ScopeProject) that
+	// the user's settings neither approve nor reject, for programs that ask
+	// the user. It is called once per server, when the server is first
+	// connected, on its own goroutine; true approves it for the Manager's
+	// life. Nil leaves such servers in StateNeedsApproval until
+	// Manager.Approve.
+	ApproveServer func(ctx context.Context, sc *ServerConfig) bool
 
 	// ClientInfo and Logger are passed to every Connection (see Options).
 	ClientInfo *Implementation
@@ -45,22 +57,28 @@ type ManagerOptions struct {
 type State string
 
 const (
-	StatePending   State = "pending"   // not connected yet (Manager connects lazily)
-	StateConnected State = "connected" // connected, tools listed
-	StateFailed    State = "failed"    // config error, start or handshake failure, or a crash
-	StateDisabled  State = "disabled"  // "disabled": true in config
+	StatePending       State = "pending"        // not connected yet (Manager connects lazily)
+	StateConnected     State = "connected"      // connected, tools listed
+	StateReconnecting  State = "reconnecting"   // lost after it was connected; being brought back
+	StateFailed        State = "failed"         // config error, or its first start or handshake failed
+	StateDisabled      State = "disabled"       // "disabled": true in config, or a project server the user rejected
+	StateNeedsApproval State = "needs approval" // a project server the user has not approved
 )
 
-// ServerStatus describes one server of a Manager.
+// ServerStatus describes one server of a Manager. Err and Warnings never
+// hold secrets from the config: URL credentials and query values, header
+// and env values are redacted.
 type ServerStatus struct {
 	Name       string
 	State      State
 	Transport  string // "stdio", "http", "sse", or "custom" for Manager.Add
+	Scope      Scope  // where the config entry came from; "" for Manager.Add and a program's own config
 	Source     string // the config file, if any
-	Err        error  // why the server failed: a *ConfigError, an *ExitError, a timeout, …
+	Err        error  // why the server failed or is reconnecting: a *ConfigError, an *ExitError, a timeout, …
 	Tools      int    // tools exposed
+	Restarts   int    // reconnections after the server was lost
 	ServerInfo Implementation
-	Warnings   []string // e.g. tool names that collided and were disambiguated
+	Warnings   []string // e.g. tool names that collided, a project entry that replaces a user's
 }
 
 // Manager owns many named servers and exposes their tools as one list, each
@@ -68,16 +86,23 @@ type ServerStatus struct {
 // Connect, Tools or CallTool) and in parallel; one server failing never
 // affects the others. A Manager is safe for concurrent use.
 //
-// A stdio server that crashes is restarted on the next call to one of its
-// tools, once per crash and no sooner than RestartBackoff after it; the
-// call that saw the crash fails with the crash's error. A server's
+// Connections belong to the Manager, not to a caller: each server has one
+// goroutine of the Manager's that connects it (bounded by ConnectTimeout,
+// on the Manager's own context, never a caller's) and watches it. A server
+// lost after it was connected (a crash, a dropped remote connection) is
+// reconnected after RestartBackoff, doubling with each failed attempt up to
+// MaxRestartBackoff, until it is back or the Manager is closed. Meanwhile it
+// stays listed (StateReconnecting, its tools kept), and a call to one of its
+// tools waits for it as long as the call's ctx allows. The call that saw the
+// crash fails with the crash's error. A server whose first connection
+// fails stays failed until Reconnect. A server's
 // notifications/tools/list_changed refreshes its tools in the background.
 type Manager struct {
 	opts   ManagerOptions
 	logger *slog.Logger
-	ctx    context.Context // ends at Close; bounds background refreshes
+	ctx    context.Context // ends at Close; bounds connections and refreshes
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // background refreshes
+	wg     sync.WaitGroup // supervisors and refreshes
 
 	mu      sync.Mutex
 	servers map[string]*server
@@ -94,24 +119,34 @@ type route struct {
 type server struct {
 	name      string
 	kind      string
-	source    string
+	cfg       *ServerConfig // nil for Manager.Add
 	transport func() (Transport, error)
 
-	connecting sync.Mutex // serialises connects and restarts
+	mu         sync.Mutex
+	state      State
+	conn       *Connection
+	err        error
+	tools      []Tool // last listed; nil before the first listing
+	restarts   int
+	running    bool          // a supervisor goroutine owns the server
+	changed    chan struct{} // closed and replaced at every change of state
+	firstDone  chan struct{} // closed when the first attempt of a supervisor ended
+	kick       chan struct{} // asks the supervisor to reconnect now
+	approved   bool          // a project server approved during this Manager's life
+	asked      bool          // ApproveServer was asked
+	refreshing bool
+	dirty      bool
+	warnings   []string
+	exposed    int
+	closeErr   error // from closing the connection at Manager.Close
+}
 
-	mu          sync.Mutex
-	state       State
-	conn        *Connection
-	err         error
-	tools       []Tool // last listed; nil before the first listing
-	crashes     int
-	crashedAt   time.Time
-	mayRestart  bool
-	refreshing  bool
-	dirty       bool
-	warnings    []string
-	exposed     int
-	attemptDone chan struct{}
+// setState changes s's state and wakes whoever waits for a change. s.mu
+// must be held.
+func (s *server) setState(st State, err error) {
+	s.state, s.err = st, err
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // NewManager returns a Manager for the servers of cfg (nil means none).
@@ -129,6 +164,9 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 	if m.opts.RestartBackoff <= 0 {
 		m.opts.RestartBackoff = 250 * time.Millisecond
 	}
+	if m.opts.MaxRestartBackoff <= 0 {
+		m.opts.MaxRestartBackoff = 30 * time.Second
+	}
 	m.logger = m.opts.Logger
 	if m.logger == nil {
 		m.logger = slog.Default()
@@ -137,12 +175,14 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 	if cfg != nil {
 		for _, name := range cfg.Names() {
 			sc := cfg.Servers[name]
-			s := &server{name: name, kind: sc.Type, source: sc.Source, state: StatePending}
+			s := &server{name: name, kind: sc.Type, cfg: sc, state: StatePending, changed: make(chan struct{})}
 			switch {
 			case sc.Err != nil:
 				s.state, s.err = StateFailed, sc.Err
 			case sc.Disabled:
 				s.state = StateDisabled
+			case sc.Scope == ScopeProject && sc.Approval == Rejected:
+				s.state, s.err = StateDisabled, fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
 			}
 			s.transport = func() (Transport, error) {
 				t, err := sc.Transport()
@@ -175,10 +215,10 @@ func durationDefault(d time.Duration, env string, def time.Duration) time.Durati
 	return def
 }
 
-// Add adds a server reached through t. A restart after a crash calls
-// t.Connect again, so t should be able to connect more than once (a
-// TransportFunc that builds a new CommandTransport each time, say). Add
-// fails for a name already in use and after Close.
+// Add adds a server reached through t. A reconnection calls t.Connect
+// again, so t should be able to connect more than once (a TransportFunc
+// that builds a new CommandTransport each time, say). Add fails for a name
+// already in use and after Close.
 func (m *Manager) Add(name string, t Transport) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -191,16 +231,18 @@ func (m *Manager) Add(name string, t Transport) error {
 	if _, ok := m.servers[name]; ok {
 		return fmt.Errorf("mcp: server %q already exists", name)
 	}
-	m.servers[name] = &server{name: name, kind: "custom", state: StatePending,
+	m.servers[name] = &server{name: name, kind: "custom", state: StatePending, changed: make(chan struct{}),
 		transport: func() (Transport, error) { return t, nil }}
 	m.routes = nil
 	return nil
 }
 
 // Connect connects every server not yet tried, in parallel, each bounded by
-// ConnectTimeout, and waits for them (or for ctx). It returns the errors of
-// the servers that failed, joined; the others are usable whatever it
-// returns. Calling it again does not retry failed servers.
+// ConnectTimeout, and waits for them (or for ctx: the connections go on
+// in the background and are waited for by later calls). It returns the
+// errors of the servers that failed, joined; the others are usable
+// whatever it returns. Calling it again does not retry failed servers
+// (see Reconnect).
 func (m *Manager) Connect(ctx context.Context) error {
 	m.mu.Lock()
 	if m.closed {
@@ -212,18 +254,9 @@ func (m *Manager) Connect(ctx context.Context) error {
 
 	var waits []chan struct{}
 	for _, s := range servers {
-		s.mu.Lock()
-		if s.state == StatePending && s.attemptDone == nil { // not tried yet
-			s.attemptDone = make(chan struct{})
-			go func(done chan struct{}) {
-				defer close(done)
-				m.connectServer(ctx, s)
-			}(s.attemptDone)
+		if w := m.start(s); w != nil {
+			waits = append(waits, w)
 		}
-		if s.attemptDone != nil {
-			waits = append(waits, s.attemptDone)
-		}
-		s.mu.Unlock()
 	}
 	for _, w := range waits {
 		select {
@@ -243,35 +276,180 @@ func (m *Manager) Connect(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// connectServer starts s and lists its tools, bounded by ConnectTimeout.
-func (m *Manager) connectServer(ctx context.Context, s *server) error {
-	s.connecting.Lock()
-	defer s.connecting.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, m.opts.ConnectTimeout)
-	defer cancel()
-	stop := context.AfterFunc(m.ctx, cancel) // Close cancels connects in flight
-	defer stop()
-	conn, tools, err := m.dial(ctx, s)
+// start starts s's supervisor unless it runs or s is not to be started, and
+// returns what to wait on for its first attempt (nil for nothing).
+func (m *Manager) start(s *server) chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err == nil && m.isClosed() {
-		conn.Close()
-		err = ErrClosed
+	if s.running {
+		return s.firstDone
 	}
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("mcp: server %q did not start within %v (raise MCP_TIMEOUT): %w", s.name, m.opts.ConnectTimeout, err)
+	if s.state != StatePending {
+		return nil
+	}
+	if s.cfg != nil && s.cfg.Scope == ScopeProject && s.cfg.Approval != Approved && !s.approved {
+		if m.opts.ApproveServer == nil || s.asked {
+			s.setState(StateNeedsApproval, fmt.Errorf("mcp: project server %q from %s needs the user's approval (enabledMcpjsonServers, or Manager.Approve)", s.name, s.cfg.Source))
+			return nil
 		}
-		s.state, s.err, s.conn = StateFailed, err, nil
-		m.logger.Warn("mcp: server failed", "server", s.name, "err", err)
-		return err
 	}
-	s.state, s.err, s.conn, s.tools = StateConnected, nil, conn, tools
-	m.invalidate()
-	return nil
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.wg.Add(1)
+	m.mu.Unlock()
+	s.running = true
+	s.firstDone = make(chan struct{})
+	s.kick = make(chan struct{}, 1)
+	go m.supervise(s, s.firstDone, s.kick)
+	return s.firstDone
 }
 
-func (m *Manager) dial(ctx context.Context, s *server) (*Connection, []Tool, error) {
+// supervise owns s's connection: it connects s, watches the connection,
+// and after a loss reconnects with backoff, until the Manager is closed or
+// a first connection fails.
+func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct{}) {
+	defer m.wg.Done()
+	first := true
+	signal := func() {
+		if first {
+			first = false
+			close(firstDone)
+		}
+	}
+	defer signal()
+	if !m.approve(s) {
+		return
+	}
+	failures := 0
+	for {
+		conn, tools, err := m.dial(s)
+		if err == nil && m.ctx.Err() != nil {
+			conn.Close()
+			err = ErrClosed
+		}
+		s.mu.Lock()
+		if err != nil {
+			if m.ctx.Err() != nil {
+				s.running = false
+				s.setState(StateFailed, &closedError{cause: ErrClosed})
+				s.mu.Unlock()
+				return
+			}
+			if first { // a server that never worked is not retried on its own
+				s.running = false
+				s.setState(StateFailed, err)
+				s.mu.Unlock()
+				m.logger.Warn("mcp: server failed", "server", s.name, "err", err)
+				return
+			}
+			failures++
+			s.setState(StateReconnecting, err)
+			s.mu.Unlock()
+			m.logger.Warn("mcp: could not reconnect server", "server", s.name, "attempt", failures, "err", err)
+		} else {
+			if !first {
+				s.restarts++
+			}
+			failures = 0
+			s.conn, s.tools = conn, tools
+			s.setState(StateConnected, nil)
+			s.mu.Unlock()
+			m.invalidate()
+			signal()
+			lived := time.Now()
+			select {
+			case <-conn.Done():
+			case <-kick:
+			case <-m.ctx.Done():
+			}
+			s.mu.Lock()
+			s.conn = nil
+			if m.ctx.Err() != nil {
+				s.running = false
+				s.setState(StateFailed, &closedError{cause: ErrClosed})
+				s.mu.Unlock()
+				if err := conn.Close(); err != nil {
+					s.mu.Lock()
+					s.closeErr = fmt.Errorf("server %q: %w", s.name, err)
+					s.mu.Unlock()
+				}
+				return
+			}
+			cause := conn.Err()
+			if cause == nil {
+				cause = errors.New("mcp: reconnecting on request")
+			}
+			s.setState(StateReconnecting, cause)
+			s.mu.Unlock()
+			m.logger.Warn("mcp: server lost; reconnecting", "server", s.name, "err", cause)
+			conn.Close() // the process has exited: this reaps it
+			if time.Since(lived) > m.opts.MaxRestartBackoff {
+				failures = 0
+			}
+			failures++
+		}
+		signal()
+		if !m.pause(backoff(m.opts.RestartBackoff, m.opts.MaxRestartBackoff, failures), kick) {
+			s.mu.Lock()
+			s.running = false
+			s.setState(StateFailed, &closedError{cause: ErrClosed})
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
+// approve decides on a project server the settings left open, by asking
+// ApproveServer.
+func (m *Manager) approve(s *server) bool {
+	s.mu.Lock()
+	ask := s.cfg != nil && s.cfg.Scope == ScopeProject && s.cfg.Approval != Approved && !s.approved
+	s.asked = s.asked || ask
+	s.mu.Unlock()
+	if !ask {
+		return true
+	}
+	ok := m.opts.ApproveServer(m.ctx, s.cfg)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok || m.ctx.Err() != nil {
+		s.running = false
+		s.setState(StateNeedsApproval, fmt.Errorf("mcp: project server %q from %s was not approved", s.name, s.cfg.Source))
+		return false
+	}
+	s.approved = true
+	return true
+}
+
+// pause waits d, or less when kicked; false means the Manager closed.
+func (m *Manager) pause(d time.Duration, kick chan struct{}) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-kick:
+	case <-m.ctx.Done():
+		return false
+	}
+	return m.ctx.Err() == nil
+}
+
+// dial connects s and lists its tools, bounded by ConnectTimeout and by
+// the Manager's life.
+func (m *Manager) dial(s *server) (*Connection, []Tool, error) {
+	ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)
+	defer cancel()
+	conn, tools, err := m.dialCtx(ctx, s)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && m.ctx.Err() == nil {
+		err = fmt.Errorf("mcp: server %q did not start within %v (raise MCP_TIMEOUT): %w", s.name, m.opts.ConnectTimeout, err)
+	}
+	return conn, tools, err
+}
+
+func (m *Manager) dialCtx(ctx context.Context, s *server) (*Connection, []Tool, error) {
 	t, err := s.transport()
 	if err != nil {
 		return nil, nil, err
@@ -292,6 +470,84 @@ func (m *Manager) dial(ctx context.Context, s *server) (*Connection, []Tool, err
 		}
 	}
 	return conn, tools, nil
+}
+
+// Approve approves the project server name for this Manager's life (see
+// SaveApproval to remember it) and, when it waited for approval, lets the
+// next Connect, Tools or CallTool start it.
+func (m *Manager) Approve(name string) error {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	closed := m.closed
+	m.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case !ok:
+		return fmt.Errorf("mcp: no server %q", name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.approved = true
+	if s.state == StateNeedsApproval {
+		s.setState(StatePending, nil)
+	}
+	return nil
+}
+
+// Reconnect brings the server name back now: a connected server is
+// disconnected and connected again, a reconnecting one skips the rest of
+// its backoff, and a failed or pending one is started. It waits for the
+// attempt as long as ctx allows and returns its error.
+func (m *Manager) Reconnect(ctx context.Context, name string) error {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	closed := m.closed
+	m.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case !ok:
+		return fmt.Errorf("mcp: no server %q", name)
+	}
+	s.mu.Lock()
+	if s.running {
+		changed := s.changed
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+		s.mu.Unlock()
+		// Wait for the kick to be seen, then for the attempt.
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		_, err := m.wait(ctx, s)
+		return err
+	}
+	if s.state == StateFailed && (s.cfg == nil || s.cfg.Err == nil) {
+		s.setState(StatePending, nil)
+	}
+	s.mu.Unlock()
+	w := m.start(s)
+	if w == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return fmt.Errorf("mcp: server %q is %s: %w", name, s.state, s.err)
+	}
+	select {
+	case <-w:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateConnected {
+		return s.err
+	}
+	return nil
 }
 
 func (m *Manager) isClosed() bool {
@@ -322,8 +578,9 @@ func (m *Manager) sorted() []*server {
 // Tools connects servers not yet tried (see Connect) and returns the tools
 // of every server, named mcp__<server>__<tool>; see ExposedName for the
 // rules. A tool without a description is described as "MCP tool <tool>
-// from <server>". Servers that failed contribute no tools; the error is
-// non-nil only when ctx ends or the Manager is closed.
+// from <server>". A server being reconnected keeps its tools listed;
+// servers that failed contribute none. The error is non-nil only when ctx
+// ends or the Manager is closed.
 func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 	if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
 		return nil, err
@@ -332,7 +589,11 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 	return tools, nil
 }
 
-// table builds the merged tool list and the routing table.
+// table builds the merged tool list and the routing table. Exposed names
+// are unique whatever the servers send: a tool a server lists twice is
+// exposed once, names that would collide are all disambiguated with a hash
+// of server and tool (see ExposedName), and every collision is reported in
+// the Status of the servers involved.
 func (m *Manager) table() ([]Tool, map[string]route) {
 	m.mu.Lock()
 	servers := m.sorted()
@@ -344,29 +605,36 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 	}
 	var entries []entry
 	count := map[string]int{}
+	warn := map[*server][]string{}
 	for _, s := range servers {
 		s.mu.Lock()
-		if s.state == StateConnected || (s.state == StateFailed && s.mayRestart) {
+		if s.state == StateConnected || s.state == StateReconnecting {
+			seen := map[string]bool{}
 			for _, t := range s.tools {
+				if seen[t.Name] {
+					warn[s] = append(warn[s], fmt.Sprintf("the server lists tool %q more than once; the first is exposed", t.Name))
+					continue
+				}
+				seen[t.Name] = true
 				name := ExposedName(s.name, t.Name)
 				entries = append(entries, entry{s, t, name})
 				count[name]++
 			}
 		}
-		s.warnings, s.exposed = nil, 0
 		s.mu.Unlock()
 	}
 	routes := make(map[string]route, len(entries))
 	tools := make([]Tool, 0, len(entries))
+	exposed := map[*server]int{}
 	for _, e := range entries {
 		name := e.name
-		if count[name] > 1 {
+		if count[name] > 1 || routes[name].server != nil {
 			name = disambiguate(e.s.name, e.tool.Name)
-			warning := fmt.Sprintf("tool %q would be exposed as %q like another tool; exposed as %q", e.tool.Name, e.name, name)
+			for n := 1; routes[name].server != nil; n++ {
+				name = withHash(ExposedName(e.s.name, e.tool.Name), e.s.name, e.tool.Name+"\x00"+strconv.Itoa(n))
+			}
+			warn[e.s] = append(warn[e.s], fmt.Sprintf("tool %q would be exposed as %q like another tool; exposed as %q", e.tool.Name, e.name, name))
 			m.logger.Warn("mcp: tool names collide", "server", e.s.name, "tool", e.tool.Name, "exposed", name)
-			e.s.mu.Lock()
-			e.s.warnings = append(e.s.warnings, warning)
-			e.s.mu.Unlock()
 		}
 		t := e.tool
 		t.Name = name
@@ -375,9 +643,12 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 		}
 		routes[name] = route{server: e.s, tool: e.tool.Name}
 		tools = append(tools, t)
-		e.s.mu.Lock()
-		e.s.exposed++
-		e.s.mu.Unlock()
+		exposed[e.s]++
+	}
+	for _, s := range servers {
+		s.mu.Lock()
+		s.warnings, s.exposed = warn[s], exposed[s]
+		s.mu.Unlock()
 	}
 	m.mu.Lock()
 	m.routes = routes
@@ -386,8 +657,9 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 }
 
 // CallTool calls a tool by its exposed name (as returned by Tools). The
-// call is bounded by ctx and by ToolTimeout. A name no server exposes is an
-// error matching ErrUnknownTool. A tool that ran and failed is a result with
+// call is bounded by ctx and by ToolTimeout; a server being reconnected is
+// waited for within the same bounds. A name no server exposes is an error
+// matching ErrUnknownTool. A tool that ran and failed is a result with
 // IsError set, as with Connection.CallTool.
 func (m *Manager) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
 	m.mu.Lock()
@@ -407,103 +679,68 @@ func (m *Manager) CallTool(ctx context.Context, name string, args any) (*CallToo
 	if !ok {
 		return nil, fmt.Errorf("%w %q (list the tools with Tools)", ErrUnknownTool, name)
 	}
-	conn, err := m.live(ctx, r.server)
-	if err != nil {
-		return nil, err
-	}
 	if m.opts.ToolTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, m.opts.ToolTimeout)
 		defer cancel()
 	}
+	conn, err := m.wait(ctx, r.server)
+	if err != nil {
+		return nil, err
+	}
 	res, err := conn.CallTool(ctx, r.tool, args)
 	if err != nil {
-		if conn.Err() != nil {
-			m.crashed(r.server, conn)
-		}
 		return nil, wrap(fmt.Sprintf("server %q", r.server.name), err)
 	}
 	return res, nil
 }
 
-// live returns s's connection, restarting s first if it crashed and may
-// restart.
-func (m *Manager) live(ctx context.Context, s *server) (*Connection, error) {
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
-	if conn != nil && conn.Err() == nil {
-		return conn, nil
-	}
-	if conn != nil {
-		m.crashed(s, conn)
-	}
-	s.connecting.Lock()
-	s.mu.Lock()
-	if s.conn != nil && s.conn.Err() == nil { // restarted by another call meanwhile
-		conn := s.conn
+// wait returns s's live connection, waiting while s is being connected or
+// reconnected, as long as ctx allows.
+func (m *Manager) wait(ctx context.Context, s *server) (*Connection, error) {
+	for {
+		s.mu.Lock()
+		state, conn, err, changed := s.state, s.conn, s.err, s.changed
 		s.mu.Unlock()
-		s.connecting.Unlock()
-		return conn, nil
-	}
-	if s.state != StateFailed || !s.mayRestart || s.kind == TypeHTTP || s.kind == TypeSSE {
-		err := s.err
-		state := s.state
-		s.mu.Unlock()
-		s.connecting.Unlock()
-		if err == nil {
-			err = fmt.Errorf("server is %s", state)
-		}
-		return nil, wrap(fmt.Sprintf("server %q is not connected", s.name), err)
-	}
-	s.mayRestart = false // one restart per crash
-	wait := time.Until(s.crashedAt.Add(backoff(m.opts.RestartBackoff, s.crashes)))
-	s.mu.Unlock()
-	s.connecting.Unlock()
-
-	if wait > 0 {
-		timer := time.NewTimer(wait)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			s.mu.Lock()
-			s.mayRestart = true // the restart did not happen; the next call may try
-			s.mu.Unlock()
-			return nil, ctx.Err()
+		switch {
+		case state == StateConnected && conn != nil && conn.Err() == nil:
+			return conn, nil
+		case state == StateConnected && conn != nil:
+			// Lost a moment ago: the supervisor is about to notice.
+			select {
+			case <-changed:
+			case <-conn.Done():
+				select {
+				case <-changed:
+				case <-ctx.Done():
+					return nil, wrap(fmt.Sprintf("server %q", s.name), &closedError{cause: conn.Err()})
+				}
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		case state == StateReconnecting || state == StatePending:
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("mcp: server %q is %s (last error: %v): %w", s.name, state, err, ctx.Err())
+			case <-m.ctx.Done():
+				return nil, ErrClosed
+			}
+		default:
+			if err == nil {
+				err = fmt.Errorf("server is %s", state)
+			}
+			return nil, wrap(fmt.Sprintf("server %q is not connected", s.name), err)
 		}
 	}
-	m.logger.Info("mcp: restarting server after a crash", "server", s.name, "crashes", s.crashes)
-	if err := m.connectServer(ctx, s); err != nil {
-		return nil, wrap(fmt.Sprintf("server %q: restart failed", s.name), err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conn, nil
 }
 
-func backoff(base time.Duration, crashes int) time.Duration {
+func backoff(base, ceiling time.Duration, failures int) time.Duration {
 	d := base
-	for i := 1; i < crashes && d < 30*time.Second; i++ {
+	for i := 1; i < failures && d < ceiling; i++ {
 		d *= 2
 	}
-	return min(d, 30*time.Second)
-}
-
-// crashed records that conn, s's connection, ended without Close.
-func (m *Manager) crashed(s *server, conn *Connection) {
-	s.mu.Lock()
-	if s.conn != conn {
-		s.mu.Unlock()
-		return // already recorded
-	}
-	s.state, s.err, s.conn = StateFailed, conn.Err(), nil
-	s.crashes++
-	s.crashedAt = time.Now()
-	s.mayRestart = true
-	s.mu.Unlock()
-	m.logger.Warn("mcp: server crashed", "server", s.name, "err", conn.Err())
-	conn.Close() // the process has exited: this only reaps it
+	return min(d, ceiling)
 }
 
 // toolsChanged refreshes s's tools after notifications/tools/list_changed.
@@ -586,11 +823,15 @@ func (m *Manager) Status() []ServerStatus {
 	out := make([]ServerStatus, 0, len(servers))
 	for _, s := range servers {
 		s.mu.Lock()
-		st := ServerStatus{Name: s.name, State: s.state, Transport: s.kind, Source: s.source,
-			Err: s.err, Tools: s.exposed, Warnings: slices.Clone(s.warnings)}
+		st := ServerStatus{Name: s.name, State: s.state, Transport: s.kind, Err: s.err, Tools: s.exposed,
+			Restarts: s.restarts, Warnings: slices.Clone(s.warnings)}
+		if s.cfg != nil {
+			st.Scope, st.Source = s.cfg.Scope, s.cfg.Source
+			st.Warnings = append(slices.Clone(s.cfg.Warnings), st.Warnings...)
+		}
 		if s.conn != nil {
 			if err := s.conn.Err(); err != nil && s.state == StateConnected {
-				st.State, st.Err = StateFailed, err
+				st.State, st.Err = StateReconnecting, err
 			}
 			st.ServerInfo = s.conn.InitializeResult().ServerInfo
 		}
@@ -600,10 +841,12 @@ func (m *Manager) Status() []ServerStatus {
 	return out
 }
 
-// Close closes every connection in parallel and waits for them and for
-// background refreshes; each close is bounded (see CommandTransport). It
-// returns the close errors, joined. Later calls to the Manager fail with
-// ErrClosed; Close itself is idempotent.
+// Close stops every server's supervisor, which closes its connection (all
+// in parallel; each close is bounded, see CommandTransport), and waits for
+// them and for background refreshes. It returns the close errors, joined.
+// Later calls to the Manager fail with ErrClosed; Close itself is
+// idempotent. An ApproveServer function still asking is handed a ctx that
+// has ended, and Close waits for it to return.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	if m.closed {
@@ -614,29 +857,12 @@ func (m *Manager) Close() error {
 	servers := m.sorted()
 	m.mu.Unlock()
 	m.cancel()
-	errs := make([]error, len(servers))
-	var wg sync.WaitGroup
-	for i, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.connecting.Lock() // wait out a connect in flight
-			defer s.connecting.Unlock()
-			s.mu.Lock()
-			conn := s.conn
-			s.conn = nil
-			if s.state == StateConnected {
-				s.state, s.err = StateFailed, ErrClosed
-			}
-			s.mu.Unlock()
-			if conn != nil {
-				if err := conn.Close(); err != nil {
-					errs[i] = fmt.Errorf("server %q: %w", s.name, err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 	m.wg.Wait()
+	var errs []error
+	for _, s := range servers {
+		s.mu.Lock()
+		errs = append(errs, s.closeErr)
+		s.mu.Unlock()
+	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -208,45 +210,195 @@ func TestManagerRestartsACrashedServer(t *testing.T) {
 	require.ErrorAs(t, err, &exit, "the call that saw the crash fails with the crash's error")
 	assert.Equal(t, 2, exit.Code)
 	assert.Contains(t, err.Error(), "panic: boom")
-	assert.Equal(t, mcp.StateFailed, m.Status()[0].State)
+	assert.Contains(t, []mcp.State{mcp.StateReconnecting, mcp.StateConnected}, m.Status()[0].State)
 
 	tools, err := m.Tools(ctx)
 	require.NoError(t, err)
-	assert.Contains(t, toolNames(tools), "mcp__flaky__echo", "a crashed server's tools stay listed until its restart is tried")
+	assert.Contains(t, toolNames(tools), "mcp__flaky__echo", "a crashed server's tools stay listed while it comes back")
 
 	res, err = m.CallTool(ctx, "mcp__flaky__echo", map[string]string{"text": "after"})
-	require.NoError(t, err, "the next call restarts the server")
+	require.NoError(t, err, "the next call waits for the restart")
 	assert.Equal(t, "after", res.Text())
 	assert.Equal(t, mcp.StateConnected, m.Status()[0].State)
+	assert.Equal(t, 1, m.Status()[0].Restarts)
 
-	t.Run("a second crash restarts again after a longer backoff", func(t *testing.T) {
+	t.Run("a second crash restarts again", func(t *testing.T) {
 		_, err := m.CallTool(ctx, "mcp__flaky__crash", nil)
 		require.ErrorAs(t, err, &exit)
 		res, err := m.CallTool(ctx, "mcp__flaky__echo", map[string]string{"text": "again"})
 		require.NoError(t, err)
 		assert.Equal(t, "again", res.Text())
+		assert.Equal(t, 2, m.Status()[0].Restarts)
 	})
 }
 
-func TestManagerDoesNotRestartForever(t *testing.T) {
+func TestManagerRestartIsNotACallersToLose(t *testing.T) {
+	noLeaks(t)
+	m := newManager(t, configOf(t, map[string]any{"flaky": scenarioEntry("crash-on-call")}),
+		&mcp.ManagerOptions{RestartBackoff: 50 * time.Millisecond})
+	ctx := ctxTimeout(t, 30*time.Second)
+	_, err := m.CallTool(ctx, "mcp__flaky__crash", nil)
+	require.Error(t, err)
+	// An impatient caller gives up while the server comes back...
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	_, err = m.CallTool(short, "mcp__flaky__echo", map[string]string{"text": "hurry"})
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, mcp.ErrUnknownTool, "the server stays listed")
+	// ...and the restart goes on without it.
+	res, err := m.CallTool(ctx, "mcp__flaky__echo", map[string]string{"text": "patient"})
+	require.NoError(t, err)
+	assert.Equal(t, "patient", res.Text())
+}
+
+func TestManagerKeepsRetryingUntilClose(t *testing.T) {
 	noLeaks(t)
 	var dials atomic.Int32
-	m := newManager(t, nil, &mcp.ManagerOptions{RestartBackoff: time.Millisecond})
+	var healthy atomic.Bool
+	healthy.Store(true)
+	m := newManager(t, nil, &mcp.ManagerOptions{RestartBackoff: 5 * time.Millisecond, MaxRestartBackoff: 20 * time.Millisecond})
 	require.NoError(t, m.Add("once", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
-		if dials.Add(1) > 1 {
-			return nil, errors.New("cannot start again")
+		dials.Add(1)
+		if !healthy.Load() {
+			return nil, errors.New("cannot start now")
 		}
 		return child("crash-on-call").Connect(ctx)
 	})))
 	ctx := ctxTimeout(t, 30*time.Second)
-	_, err := m.CallTool(ctx, "mcp__once__crash", nil)
+	_, err := m.CallTool(ctx, "mcp__once__echo", map[string]string{"text": "x"})
+	require.NoError(t, err)
+	healthy.Store(false)
+	_, err = m.CallTool(ctx, "mcp__once__crash", nil)
 	require.Error(t, err)
-	_, err = m.CallTool(ctx, "mcp__once__echo", nil)
-	assert.ErrorContains(t, err, "restart failed")
-	assert.ErrorContains(t, err, "cannot start again")
-	_, err = m.CallTool(ctx, "mcp__once__echo", nil)
-	assert.ErrorContains(t, err, "not connected", "a failed restart is not retried on every call")
-	assert.Equal(t, int32(2), dials.Load())
+
+	require.Eventually(t, func() bool { return dials.Load() >= 5 }, 10*time.Second, time.Millisecond, "a failed restart is tried again")
+	st := m.Status()[0]
+	assert.Equal(t, mcp.StateReconnecting, st.State)
+	assert.ErrorContains(t, st.Err, "cannot start now")
+	tools, err := m.Tools(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, toolNames(tools), "mcp__once__echo", "still listed while it is being brought back")
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	_, err = m.CallTool(short, "mcp__once__echo", nil)
+	assert.ErrorContains(t, err, "reconnecting")
+	assert.ErrorContains(t, err, "cannot start now")
+
+	healthy.Store(true)
+	res, err := m.CallTool(ctx, "mcp__once__echo", map[string]string{"text": "back"})
+	require.NoError(t, err, "the server came back on its own")
+	assert.Equal(t, "back", res.Text())
+
+	before := dials.Load()
+	require.NoError(t, m.Close())
+	assert.Equal(t, before, dials.Load(), "no attempt after Close")
+}
+
+func TestManagerReconnect(t *testing.T) {
+	noLeaks(t)
+	var dials atomic.Int32
+	fail := atomic.Bool{}
+	m := newManager(t, nil, nil)
+	require.NoError(t, m.Add("s", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		dials.Add(1)
+		if fail.Load() {
+			return nil, errors.New("down")
+		}
+		return (&mcptest.Server{}).Transport().Connect(ctx)
+	})))
+	ctx := ctxTimeout(t, 10*time.Second)
+	t.Run("a connected server is connected again", func(t *testing.T) {
+		require.NoError(t, m.Connect(ctx))
+		require.NoError(t, m.Reconnect(ctx, "s"))
+		assert.Equal(t, int32(2), dials.Load())
+		assert.Equal(t, mcp.StateConnected, m.Status()[0].State)
+		assert.Equal(t, 1, m.Status()[0].Restarts)
+	})
+	t.Run("a server whose first start failed is tried again on demand", func(t *testing.T) {
+		require.NoError(t, m.Add("late", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+			if fail.Load() {
+				return nil, errors.New("not yet")
+			}
+			return (&mcptest.Server{}).Transport().Connect(ctx)
+		})))
+		fail.Store(true)
+		require.Error(t, m.Connect(ctx))
+		assert.Equal(t, mcp.StateFailed, statusOf(m)["late"].State)
+		require.ErrorContains(t, m.Reconnect(ctx, "late"), "not yet")
+		fail.Store(false)
+		require.NoError(t, m.Reconnect(ctx, "late"))
+		_, err := m.CallTool(ctx, "mcp__late__echo", map[string]string{"text": "x"})
+		require.NoError(t, err)
+	})
+	assert.Error(t, m.Reconnect(ctx, "nope"))
+}
+
+func TestManagerReconnectsARemoteServer(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	sessions := 0
+	streams := map[int]chan []byte{}
+	drop := map[int]chan struct{}{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sessions++
+		n := sessions
+		ch, gone := make(chan []byte, 16), make(chan struct{})
+		streams[n], drop[n] = ch, gone
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, "event: endpoint\ndata: /messages?s=%d\n\n", n)
+		for {
+			select {
+			case b := <-ch:
+				sseWrite(w, "event: message\ndata: %s\n\n", b)
+			case <-gone: // the server restarts: the stream ends
+				return
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
+		var m rpcMsg
+		json.NewDecoder(r.Body).Decode(&m)
+		w.WriteHeader(http.StatusAccepted)
+		if m.ID == nil || m.Method == "" {
+			return
+		}
+		n := 0
+		fmt.Sscanf(r.URL.Query().Get("s"), "%d", &n)
+		var res any = map[string]any{}
+		switch m.Method {
+		case "initialize":
+			res = map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "legacy", "version": "1"}}
+		case "tools/list":
+			res = map[string]any{"tools": []any{map[string]any{"name": "where", "inputSchema": map[string]any{"type": "object"}}}}
+		case "tools/call":
+			res = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("session %d", n)}}}
+		}
+		b, _ := json.Marshal(result(m.ID, res))
+		mu.Lock()
+		streams[n] <- b
+		mu.Unlock()
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	m := newManager(t, configOf(t, map[string]any{"remote": map[string]any{"type": "sse", "url": srv.URL + "/sse"}}),
+		&mcp.ManagerOptions{RestartBackoff: 10 * time.Millisecond})
+	ctx := ctxTimeout(t, 10*time.Second)
+	res, err := m.CallTool(ctx, "mcp__remote__where", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "session 1", res.Text())
+	mu.Lock()
+	close(drop[1])
+	mu.Unlock()
+	require.Eventually(t, func() bool {
+		res, err := m.CallTool(ctx, "mcp__remote__where", nil)
+		return err == nil && res.Text() == "session 2"
+	}, 10*time.Second, 5*time.Millisecond, "the Manager opened a new session")
+	assert.Equal(t, 1, m.Status()[0].Restarts)
 }
 
 func TestManagerToolListChanged(t *testing.T) {
@@ -345,4 +497,45 @@ func TestManagerCloseManyServers(t *testing.T) {
 	require.NoError(t, m.Close())
 	assert.Less(t, time.Since(start), 2*time.Second, "servers close in parallel")
 	assert.Empty(t, mcptest.LiveChildren(), "no server process outlives Close")
+}
+
+func TestManagerExposedNamesAreUnique(t *testing.T) {
+	noLeaks(t)
+	tool := func(name string) json.RawMessage {
+		return mcptest.Raw(map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
+	}
+	echoing := func(tools ...string) *mcptest.Server {
+		s := &mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{}}
+		for _, n := range tools {
+			s.Tools = append(s.Tools, tool(n))
+			name := n
+			s.ToolFuncs[n] = func(map[string]any) any { return mcptest.TextResult(name) }
+		}
+		return s
+	}
+	m := newManager(t, nil, nil)
+	require.NoError(t, m.Add("twice", echoing("same", "same", "other").Transport()))
+	require.NoError(t, m.Add("a", echoing("_x").Transport()))
+	require.NoError(t, m.Add("a_", echoing("x").Transport()))
+	require.NoError(t, m.Add("b", echoing("y", "y.").Transport()))
+
+	tools, err := m.Tools(ctxTimeout(t, 10*time.Second))
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, tl := range tools {
+		assert.False(t, seen[tl.Name], "exposed twice: %s", tl.Name)
+		seen[tl.Name] = true
+	}
+	assert.Len(t, tools, 6, "a tool listed twice is exposed once")
+	assert.False(t, seen["mcp__a___x"], "neither of two colliding servers keeps the plain name")
+	st := statusOf(m)
+	require.NotEmpty(t, st["twice"].Warnings)
+	assert.Contains(t, st["twice"].Warnings[0], "more than once")
+	assert.NotEmpty(t, st["a"].Warnings)
+	assert.NotEmpty(t, st["a_"].Warnings)
+	for _, tl := range tools { // each routes to its own tool
+		res, err := m.CallTool(ctxTimeout(t, 5*time.Second), tl.Name, nil)
+		require.NoError(t, err)
+		assert.NotEmpty(t, res.Text())
+	}
 }
