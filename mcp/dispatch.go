@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -38,7 +39,8 @@ type dispatcher struct {
 	dropped  int
 	wake     chan struct{}
 
-	inflight map[string]context.CancelFunc // server requests being served, by id
+	inflight  map[string]context.CancelFunc // server requests being served, by id
+	cancelled map[string]bool               // ids cancelled while the dispatcher held them
 }
 
 func newDispatcher(c *Connection) *dispatcher {
@@ -150,6 +152,14 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 		return
 	}
 	c := d.c
+	d.mu.Lock()
+	skip := d.cancelled[req.ID.String()]
+	delete(d.cancelled, req.ID.String())
+	d.mu.Unlock()
+	if skip { // the server cancelled it before it was served: no answer
+		d.requestDone()
+		return
+	}
 	if n := len(params(req)); n > c.maxServerRequestSize() {
 		d.reply(req.ID, nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("request of %d bytes is larger than this client takes (%d)", n, c.maxServerRequestSize())})
 		d.requestDone()
@@ -294,7 +304,8 @@ func (d *dispatcher) notification(req *jsonrpc2.Request) {
 }
 
 // cancelInflight ends the handler of the server request that params of
-// notifications/cancelled name.
+// notifications/cancelled name, or drops the request from the queue if it
+// has not been served yet.
 func (d *dispatcher) cancelInflight(p json.RawMessage) {
 	var cp struct {
 		RequestID json.RawMessage `json:"requestId"`
@@ -306,8 +317,29 @@ func (d *dispatcher) cancelInflight(p json.RawMessage) {
 	if json.Unmarshal(cp.RequestID, &id) != nil {
 		return
 	}
+	key := id.String()
 	d.mu.Lock()
-	cancel := d.inflight[id.String()]
+	cancel := d.inflight[key]
+	if cancel == nil { // not served yet: it is dropped from the queue, unanswered
+		found := false
+		for i, req := range d.queue {
+			if !req.Notif && req.ID.String() == key {
+				d.queue = slices.Delete(d.queue, i, i+1)
+				d.requests--
+				found = true
+				break
+			}
+		}
+		if !found { // taken by the dispatcher, or already answered
+			if len(d.cancelled) >= maxQueued {
+				clear(d.cancelled)
+			}
+			if d.cancelled == nil {
+				d.cancelled = map[string]bool{}
+			}
+			d.cancelled[key] = true
+		}
+	}
 	d.mu.Unlock()
 	if cancel != nil {
 		cancel()
