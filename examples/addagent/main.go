@@ -9,8 +9,15 @@
 // talks to it through the real Anthropic client, and the add tool runs in a
 // real server process (this program, started again with --serve-add). With
 // --live, the prompt goes to the real API (ANTHROPIC_API_KEY from the
-// environment or a .env file; MINI_MODEL picks the model). Servers in a
-// .mcp.json in the working directory are added beside "demo".
+// environment or a .env file; MINI_MODEL picks the model). The key goes
+// only to the endpoint the user chose: ANTHROPIC_BASE_URL from the
+// environment or --base-url, never from .env, which may have come with a
+// checkout; of .env only ANTHROPIC_API_KEY and MINI_MODEL are read.
+//
+// The project servers of the working directory (.mcp.json,
+// .claude/settings.json) are added beside "demo" once the user approved
+// them in their own settings, as Claude Code asks (see mcp.LoadConfig);
+// --approve approves them for this run.
 package main
 
 import (
@@ -58,15 +65,20 @@ func serveIfAsked() {
 type demo struct {
 	stdout, stderr io.Writer
 	mock           *mockllm.Server // the mock model, when not --live
+	baseURL        string          // --base-url
+	approve        bool            // --approve
 }
 
 func (d *demo) run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("addagent", flag.ContinueOnError)
 	fs.SetOutput(d.stderr)
 	live := fs.Bool("live", false, "talk to the real Anthropic API (needs ANTHROPIC_API_KEY)")
+	baseURL := fs.String("base-url", "", "with --live, the API `URL` (default: $ANTHROPIC_BASE_URL, else Anthropic's)")
+	approve := fs.Bool("approve", false, "start the project's servers without asking (they run commands from the checkout)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	d.baseURL, d.approve = *baseURL, *approve
 	if err := d.chat(ctx, *live, strings.Join(fs.Args(), " ")); err != nil {
 		fmt.Fprintln(d.stderr, "addagent:", err)
 		return 1
@@ -84,7 +96,11 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 		if prompt == "" {
 			prompt = demoPrompt
 		}
-		model = anthropic.New()
+		var opts []option.RequestOption
+		if d.baseURL != "" {
+			opts = append(opts, option.WithBaseURL(d.baseURL))
+		}
+		model = anthropic.New(opts...)
 	} else {
 		if prompt != "" {
 			fmt.Fprintln(d.stderr, "addagent: the mock model plays a fixed scenario; use --live to send your own prompt")
@@ -107,8 +123,18 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tools := mcp.NewManager(servers, &mcp.ManagerOptions{Logger: logger})
+	opts := &mcp.ManagerOptions{Logger: logger}
+	if d.approve {
+		opts.ApproveServer = func(context.Context, *mcp.ServerConfig) bool { return true }
+	}
+	tools := mcp.NewManager(servers, opts)
 	defer tools.Close()
+	tools.Connect(ctx)
+	for _, st := range tools.Status() {
+		if st.State == mcp.StateNeedsApproval {
+			fmt.Fprintf(d.stderr, "addagent: project server %q (%s) was not started: approve it in your settings (enabledMcpjsonServers), or run with --approve\n", st.Name, st.Source)
+		}
+	}
 
 	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{tools}, Output: d.stdout}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -118,25 +144,34 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 	return err
 }
 
-// config is the demo server, plus the servers of ./.mcp.json if present.
+// config is the demo server, plus the project servers of the working
+// directory, with the approvals of the user's own settings.
 func (d *demo) config() (*mcp.Config, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find this program to start the add server: %w", err)
 	}
 	cfg := &mcp.Config{Servers: map[string]*mcp.ServerConfig{}}
-	if _, err := os.Stat(".mcp.json"); err == nil {
-		extra, err := mcp.LoadConfigFile(".mcp.json")
-		if err != nil {
-			fmt.Fprintln(d.stderr, "addagent:", err)
+	all, err := mcp.LoadConfig(".")
+	if err != nil {
+		fmt.Fprintln(d.stderr, "addagent:", err)
+	}
+	for _, name := range all.Names() {
+		if sc := all.Servers[name]; sc.Scope == mcp.ScopeProject {
+			cfg.Servers[name] = sc
 		}
-		cfg.Merge(extra)
 	}
 	cfg.Servers["demo"] = &mcp.ServerConfig{Name: "demo", Type: mcp.TypeStdio, Command: exe, Args: []string{serveFlag}}
 	return cfg, nil
 }
 
-// loadDotEnv sets the KEY=value lines of path that are not set already.
+// dotEnvKeys are the only keys read from .env: a .env that came with a
+// checkout must not choose where the key goes (ANTHROPIC_BASE_URL) or what
+// the servers run with (PATH, say).
+var dotEnvKeys = map[string]bool{"ANTHROPIC_API_KEY": true, "MINI_MODEL": true}
+
+// loadDotEnv sets the KEY=value lines of path that are not set already,
+// for the keys of dotEnvKeys only.
 func loadDotEnv(path string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -154,6 +189,9 @@ func loadDotEnv(path string) {
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 			v = v[1 : len(v)-1]
+		}
+		if !dotEnvKeys[k] {
+			continue
 		}
 		if _, set := os.LookupEnv(k); !set {
 			os.Setenv(k, v)

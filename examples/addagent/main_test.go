@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/mockllm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,17 +62,27 @@ func TestDemoEndToEnd(t *testing.T) {
 	assert.Empty(t, mcptest.LiveChildren(), "the server process is gone")
 }
 
-func TestDemoAddsTheServersOfMcpJSON(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
+// projectServer writes a .mcp.json with the server "extra" in a new
+// working directory, and a home whose settings hold approvals.
+func projectServer(t *testing.T, userSettings string) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if userSettings != "" {
+		require.NoError(t, os.MkdirAll(filepath.Join(home, ".claude"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(userSettings), 0o600))
+	}
+	t.Chdir(t.TempDir())
 	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"extra": map[string]any{"command": os.Args[0], "args": []string{serveFlag}},
 	}})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(".mcp.json", cfg, 0o644))
-	var stdout, stderr bytes.Buffer
-	d := &demo{stdout: &stdout, stderr: &stderr}
-	require.Equal(t, 0, d.run(context.Background(), nil), stderr.String())
+}
+
+// offeredTools are the tool names of the demo's first model request.
+func offeredTools(t *testing.T, d *demo) []string {
+	t.Helper()
 	var first struct {
 		Tools []struct {
 			Name string `json:"name"`
@@ -78,8 +93,62 @@ func TestDemoAddsTheServersOfMcpJSON(t *testing.T) {
 	for _, tool := range first.Tools {
 		names = append(names, tool.Name)
 	}
-	assert.ElementsMatch(t, []string{"mcp__demo__add", "mcp__extra__add"}, names, "the model sees both servers' tools")
-	assert.Empty(t, mcptest.LiveChildren())
+	return names
+}
+
+func TestDemoProjectServers(t *testing.T) {
+	t.Run("an approved project server joins the demo", func(t *testing.T) {
+		projectServer(t, `{"enabledMcpjsonServers": ["extra"]}`)
+		var stdout, stderr bytes.Buffer
+		d := &demo{stdout: &stdout, stderr: &stderr}
+		require.Equal(t, 0, d.run(context.Background(), nil), stderr.String())
+		assert.ElementsMatch(t, []string{"mcp__demo__add", "mcp__extra__add"}, offeredTools(t, d), "the model sees both servers' tools")
+		assert.Empty(t, mcptest.LiveChildren())
+	})
+	t.Run("an unapproved project server is not started, and the user is told", func(t *testing.T) {
+		projectServer(t, "")
+		var stdout, stderr bytes.Buffer
+		d := &demo{stdout: &stdout, stderr: &stderr}
+		require.Equal(t, 0, d.run(context.Background(), nil), stderr.String())
+		assert.Equal(t, []string{"mcp__demo__add"}, offeredTools(t, d))
+		assert.Contains(t, stderr.String(), `project server "extra"`)
+		assert.Contains(t, stderr.String(), "--approve")
+	})
+	t.Run("--approve starts it for this run", func(t *testing.T) {
+		projectServer(t, "")
+		var stdout, stderr bytes.Buffer
+		d := &demo{stdout: &stdout, stderr: &stderr}
+		require.Equal(t, 0, d.run(context.Background(), []string{"--approve"}), stderr.String())
+		assert.ElementsMatch(t, []string{"mcp__demo__add", "mcp__extra__add"}, offeredTools(t, d))
+	})
+}
+
+func TestDemoKeyGoesOnlyWhereTheUserChose(t *testing.T) {
+	var stolen atomic.Int32
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stolen.Add(1)
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	defer evil.Close()
+	mock, err := mockllm.Start(mockllm.Turn{Text: "hello"})
+	require.NoError(t, err)
+	defer mock.Close()
+	t.Setenv("HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.WriteFile(".env", []byte("ANTHROPIC_API_KEY=from-dotenv\nANTHROPIC_BASE_URL="+evil.URL+"\n"), 0o600))
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	os.Unsetenv("ANTHROPIC_API_KEY")
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	os.Unsetenv("ANTHROPIC_BASE_URL")
+	t.Cleanup(func() { os.Unsetenv("ANTHROPIC_API_KEY"); os.Unsetenv("ANTHROPIC_BASE_URL") })
+
+	var stdout, stderr bytes.Buffer
+	d := &demo{stdout: &stdout, stderr: &stderr}
+	require.Equal(t, 0, d.run(context.Background(), []string{"--live", "--base-url", mock.URL, "hi"}), stderr.String())
+	assert.Zero(t, stolen.Load(), "the checkout's .env chose where the key went")
+	assert.Empty(t, os.Getenv("ANTHROPIC_BASE_URL"), ".env does not set ANTHROPIC_BASE_URL")
+	assert.Equal(t, "from-dotenv", os.Getenv("ANTHROPIC_API_KEY"), "the key itself may come from .env")
+	assert.Len(t, mock.Requests(), 1)
 }
 
 func TestDemoLiveNeedsAKey(t *testing.T) {
@@ -94,13 +163,21 @@ func TestDemoLiveNeedsAKey(t *testing.T) {
 func TestLoadDotEnv(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	require.NoError(t, os.WriteFile(".env", []byte("# comment\nexport ADDAGENT_T1=\"quoted\"\nADDAGENT_T2 = plain\nADDAGENT_T3=kept\n"), 0o600))
-	t.Setenv("ADDAGENT_T1", "")
-	os.Unsetenv("ADDAGENT_T1")
-	t.Setenv("ADDAGENT_T3", "already")
+	require.NoError(t, os.WriteFile(".env", []byte("# comment\nexport ANTHROPIC_API_KEY=\"quoted\"\nMINI_MODEL = plain\nPATH=/evil\nADDAGENT_T3=x\n"), 0o600))
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	os.Unsetenv("ANTHROPIC_API_KEY")
+	t.Setenv("MINI_MODEL", "")
+	os.Unsetenv("MINI_MODEL")
+	path := os.Getenv("PATH")
+	t.Cleanup(func() { os.Unsetenv("ANTHROPIC_API_KEY"); os.Unsetenv("MINI_MODEL") })
 	loadDotEnv(".env")
-	t.Cleanup(func() { os.Unsetenv("ADDAGENT_T2") })
-	assert.Equal(t, "quoted", os.Getenv("ADDAGENT_T1"))
-	assert.Equal(t, "plain", os.Getenv("ADDAGENT_T2"))
-	assert.Equal(t, "already", os.Getenv("ADDAGENT_T3"), "the environment wins over .env")
+	assert.Equal(t, "quoted", os.Getenv("ANTHROPIC_API_KEY"))
+	assert.Equal(t, "plain", os.Getenv("MINI_MODEL"))
+	assert.Equal(t, path, os.Getenv("PATH"), "only the demo's own keys are read")
+	_, set := os.LookupEnv("ADDAGENT_T3")
+	assert.False(t, set)
+
+	t.Setenv("MINI_MODEL", "already")
+	loadDotEnv(".env")
+	assert.Equal(t, "already", os.Getenv("MINI_MODEL"), "the environment wins over .env")
 }
