@@ -1,10 +1,18 @@
 // Command mcpls checks an MCP config by hand, like `claude mcp list`: it
-// reads the same files as mcp.LoadConfig (~/.claude/settings.json,
-// .claude/settings.json, .mcp.json), connects every server, and prints one
-// line per server.
+// reads the same files as mcp.LoadConfig (~/.claude.json,
+// ~/.claude/settings.json, .claude/settings.json, .mcp.json), connects
+// every server, and prints one line per server: name, state, transport,
+// scope, tools, and the server's name or what went wrong.
+//
+// A project server (from .mcp.json or .claude/settings.json, which come
+// with the project) is started only once the user approved it; until then
+// it shows "needs approval". -approve NAME records the approval in
+// .claude/settings.local.json, the user's own settings of the project, as
+// Claude Code does; -reject NAME records the refusal.
 //
 //	go run ./examples/mcpls                 # status of each server
 //	go run ./examples/mcpls -v              # and every exposed tool
+//	go run ./examples/mcpls -approve demo   # approve the project server demo
 //	go run ./examples/mcpls -call mcp__demo__add '{"a":1,"b":2}'
 //	go run ./examples/mcpls -config path/to/servers.json
 package main
@@ -35,8 +43,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	file := fs.String("config", "", "read only this config `file`")
 	verbose := fs.Bool("v", false, "list every exposed tool")
 	call := fs.String("call", "", "call the tool `NAME` with the JSON arguments that follow")
+	approve := fs.String("approve", "", "approve the project server `NAME` (saved in .claude/settings.local.json)")
+	reject := fs.String("reject", "", "reject the project server `NAME` (saved in .claude/settings.local.json)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	for name, ok := range map[string]bool{*approve: true, *reject: false} {
+		if name == "" {
+			continue
+		}
+		if err := mcp.SaveApproval(*dir, name, ok); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
 	}
 	var cfg *mcp.Config
 	var cfgErr error
@@ -71,15 +90,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	failed := 0
 	for _, s := range status {
 		detail := ""
-		if s.Err != nil {
-			failed++
+		switch {
+		case s.State == mcp.StateNeedsApproval:
+			detail = fmt.Sprintf("from %s; approve with: mcpls -approve %s", s.Source, s.Name)
+		case s.Err != nil:
+			if s.State == mcp.StateFailed || s.State == mcp.StateReconnecting {
+				failed++
+			}
 			detail = s.Err.Error()
-		} else if s.ServerInfo.Name != "" {
+		case s.ServerInfo.Name != "":
 			detail = s.ServerInfo.Name + " " + s.ServerInfo.Version
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d tools\t%s\n", s.Name, s.State, s.Transport, s.Tools, oneLine(detail))
+		scope := string(s.Scope)
+		if scope == "" {
+			scope = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d tools\t%s\n", s.Name, s.State, s.Transport, scope, s.Tools, oneLine(detail))
 		for _, warn := range s.Warnings {
-			fmt.Fprintf(w, "\t\t\t\twarning: %s\n", warn)
+			fmt.Fprintf(w, "\t\t\t\t\twarning: %s\n", warn)
 		}
 	}
 	w.Flush()

@@ -38,9 +38,9 @@ func TestList(t *testing.T) {
 	code := run([]string{"-config", config(t), "-v"}, &stdout, &stderr)
 	assert.Equal(t, 1, code, "a failed server makes the exit status 1")
 	out := stdout.String()
-	assert.Regexp(t, `broken\s+failed\s+stdio\s+0 tools\s+.*exit status 3.*API_TOKEN is not set`, out)
-	assert.Regexp(t, `demo\s+connected\s+stdio\s+2 tools\s+fake 1.0.0`, out)
-	assert.Regexp(t, `off\s+disabled\s+stdio\s+0 tools`, out)
+	assert.Regexp(t, `broken\s+failed\s+stdio\s+-\s+0 tools\s+.*exit status 3.*API_TOKEN is not set`, out)
+	assert.Regexp(t, `demo\s+connected\s+stdio\s+-\s+2 tools\s+fake 1.0.0`, out)
+	assert.Regexp(t, `off\s+disabled\s+stdio\s+-\s+0 tools`, out)
 	assert.Contains(t, out, "mcp__demo__add\n    Add two numbers.")
 	assert.Empty(t, mcptest.LiveChildren())
 }
@@ -58,4 +58,46 @@ func TestCall(t *testing.T) {
 	stdout.Reset()
 	assert.Equal(t, 2, run([]string{"-config", config(t), "-call", "mcp__demo__nope"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "unknown tool")
+}
+
+func TestProjectServersAndApproval(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"proj": map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{mcptest.EnvScenario: "basic"}},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".mcp.json"), b, 0o644))
+
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"-C", project}, &stdout, &stderr), stderr.String())
+	assert.Regexp(t, `proj\s+needs approval\s+stdio\s+project\s+0 tools\s+from .*\.mcp\.json; approve with: mcpls -approve proj`, stdout.String())
+	assert.Empty(t, mcptest.LiveChildren(), "nothing was started")
+
+	stdout.Reset()
+	assert.Equal(t, 0, run([]string{"-C", project, "-approve", "proj"}, &stdout, &stderr), stderr.String())
+	assert.Regexp(t, `proj\s+connected\s+stdio\s+project\s+2 tools`, stdout.String())
+	assert.FileExists(t, filepath.Join(project, ".claude", "settings.local.json"))
+
+	stdout.Reset()
+	assert.Equal(t, 0, run([]string{"-C", project, "-reject", "proj"}, &stdout, &stderr), stderr.String())
+	assert.Regexp(t, `proj\s+disabled\s+stdio\s+project`, stdout.String())
+}
+
+func TestSecretsAreNotPrinted(t *testing.T) {
+	t.Setenv("MCPLS_TEST_TOKEN", "s3cr3t-token")
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"remote": map[string]any{"type": "http", "url": "http://user:pa55word@127.0.0.1:1/mcp?api_key=${MCPLS_TEST_TOKEN}",
+			"headers": map[string]string{"Authorization": "Bearer ${MCPLS_TEST_TOKEN}"}},
+		"badheader": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"Authorization": "Bearer s3cr3t-token ${UNCLOSED"}},
+	}})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "servers.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, run([]string{"-config", path}, &stdout, &stderr))
+	out := stdout.String() + stderr.String()
+	assert.Contains(t, out, "remote")
+	assert.NotContains(t, out, "s3cr3t-token")
+	assert.NotContains(t, out, "pa55word")
 }
