@@ -21,6 +21,8 @@ var ErrMaxSteps = errors.New("agent: too many steps without a final answer (rais
 const (
 	DefaultMaxSteps       = 20
 	DefaultMaxResultBytes = 100_000
+	DefaultMaxImageBytes  = 5 << 20 // base64 bytes of one image
+	DefaultMaxImages      = 8       // images of one tool result
 )
 
 // Agent runs a conversation with a Model that may call tools.
@@ -37,9 +39,16 @@ type Agent struct {
 	MaxSteps int
 
 	// MaxResultBytes bounds the text of one tool result passed to the
-	// model; a longer one is cut and ends with a marker saying so. Zero
-	// means DefaultMaxResultBytes.
+	// model, an error's text included; a longer one is cut and ends with a
+	// marker saying so. Zero means DefaultMaxResultBytes.
 	MaxResultBytes int
+
+	// MaxImageBytes bounds one image (its base64 data) and MaxImages the
+	// images of one result passed to a model that takes images; an image
+	// past either bound reaches the model as a one-line summary. Zero
+	// means DefaultMaxImageBytes and DefaultMaxImages.
+	MaxImageBytes int
+	MaxImages     int
 
 	// Output receives the transcript: "  → name(args)" before each tool
 	// call, and the model's text as it streams. Nil discards it.
@@ -59,6 +68,8 @@ func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 		Tools:          tools,
 		MaxSteps:       a.MaxSteps,
 		MaxResultBytes: a.MaxResultBytes,
+		MaxImageBytes:  a.MaxImageBytes,
+		MaxImages:      a.MaxImages,
 		Output:         a.Output,
 	}
 }
@@ -127,7 +138,7 @@ func (a *Agent) callTool(ctx context.Context, use Block) Block {
 	result := Block{Type: BlockToolResult, ToolUseID: use.ID}
 	fail := func(err error) Block {
 		result.IsError = true
-		result.Content = []Block{{Type: BlockText, Text: "Error: " + err.Error()}}
+		result.Content = []Block{{Type: BlockText, Text: a.truncate("Error: " + err.Error())}}
 		return result
 	}
 	p, ok := a.tools.routes[use.Name]
@@ -152,11 +163,19 @@ func (a *Agent) callTool(ctx context.Context, use Block) Block {
 
 // resultBlocks turns an MCP result into what the model sees: text blocks
 // joined, images as images for models that take them, everything else
-// summarised as text; the text bounded by MaxResultBytes.
+// summarised as text; the text bounded by MaxResultBytes, the images by
+// MaxImageBytes and MaxImages.
 func (a *Agent) resultBlocks(res *mcp.CallToolResult) []Block {
 	images := false
 	if im, ok := a.Model.(ImageModel); ok {
 		images = im.AcceptsImages()
+	}
+	maxImageBytes, maxImages := a.MaxImageBytes, a.MaxImages
+	if maxImageBytes <= 0 {
+		maxImageBytes = DefaultMaxImageBytes
+	}
+	if maxImages <= 0 {
+		maxImages = DefaultMaxImages
 	}
 	var texts []string
 	var blocks []Block
@@ -165,10 +184,14 @@ func (a *Agent) resultBlocks(res *mcp.CallToolResult) []Block {
 		case mcp.ContentText:
 			texts = append(texts, c.Text)
 		case mcp.ContentImage:
-			if images {
+			switch {
+			case !images:
+				texts = append(texts, fmt.Sprintf("[image: %s, %d bytes base64]", short(c.MimeType), len(c.Data)))
+			case len(c.Data) > maxImageBytes || len(blocks) >= maxImages || len(c.MimeType) > 100:
+				texts = append(texts, fmt.Sprintf("[image: %s, %d bytes base64: not shown, past the limits of %d images of %d bytes]",
+					short(c.MimeType), len(c.Data), maxImages, maxImageBytes))
+			default:
 				blocks = append(blocks, Block{Type: BlockImage, MediaType: c.MimeType, Data: c.Data})
-			} else {
-				texts = append(texts, fmt.Sprintf("[image: %s, %d bytes base64]", c.MimeType, len(c.Data)))
 			}
 		case mcp.ContentAudio:
 			texts = append(texts, fmt.Sprintf("[audio: %s, %d bytes base64]", c.MimeType, len(c.Data)))
@@ -215,6 +238,14 @@ func (a *Agent) truncate(s string) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("\n[truncated: showing %d of %d bytes]", cut, len(s))
+}
+
+// short bounds a server's label (a MIME type, say) inside a summary.
+func short(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
 }
 
 func compact(raw json.RawMessage) string {

@@ -256,3 +256,47 @@ func TestLazyMCPAndSubAgents(t *testing.T) {
 	assert.Len(t, s.requests[1].Tools, 7)
 	assert.Equal(t, "3", lastResult(t, s).Content[0].Text)
 }
+
+func TestEveryBlockSentToTheModelIsBounded(t *testing.T) {
+	huge := strings.Repeat("x", 3000)
+	tools := agent.Funcs{
+		{Tool: mcp.Tool{Name: "loud-failure"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return nil, errors.New(huge)
+		}},
+		{Tool: mcp.Tool{Name: "pictures"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			res := &mcp.CallToolResult{Content: []mcp.Content{{Type: "image", MimeType: "image/png", Data: huge}}}
+			for range 5 {
+				res.Content = append(res.Content, mcp.Content{Type: "image", MimeType: "image/png", Data: "small"})
+			}
+			return res, nil
+		}},
+	}
+	t.Run("an error's text", func(t *testing.T) {
+		s := &script{replies: []*agent.Response{call("loud-failure", `{}`), answer("ok")}}
+		a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{tools}, MaxResultBytes: 100}
+		_, err := a.Chat(context.Background(), "go")
+		require.NoError(t, err)
+		r := lastResult(t, s)
+		assert.True(t, r.IsError)
+		assert.Less(t, len(r.Content[0].Text), 200)
+		assert.Contains(t, r.Content[0].Text, "[truncated")
+	})
+	t.Run("images, in size and in number", func(t *testing.T) {
+		s := &script{replies: []*agent.Response{call("pictures", `{}`), answer("ok")}}
+		a := &agent.Agent{Model: imageScript{s}, Tools: []agent.ToolProvider{tools}, MaxImageBytes: 1000, MaxImages: 3}
+		_, err := a.Chat(context.Background(), "go")
+		require.NoError(t, err)
+		c := lastResult(t, s).Content
+		images := 0
+		for _, b := range c {
+			if b.Type == agent.BlockImage {
+				images++
+				assert.LessOrEqual(t, len(b.Data), 1000)
+			}
+		}
+		assert.Equal(t, 3, images)
+		require.Equal(t, agent.BlockText, c[0].Type)
+		assert.Contains(t, c[0].Text, "[image: image/png, 3000 bytes base64: not shown")
+		assert.Equal(t, 3, strings.Count(c[0].Text, "not shown"), "the too large one and the two past the count")
+	})
+}
