@@ -143,8 +143,7 @@ func (s *httpStream) WriteObject(obj any) error {
 		s.abandon(top.Params)
 	}
 	s.startSender()
-	s.out.put(b)
-	return nil
+	return s.out.putBounded(b, maxWriteQueue)
 }
 
 // startSender starts the goroutine that POSTs messages in the order they

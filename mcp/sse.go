@@ -23,6 +23,7 @@ import (
 type inbox struct {
 	mu     sync.Mutex
 	queue  [][]byte
+	bytes  int // in queue
 	wake   chan struct{}
 	closed bool
 	err    error // why the stream ended, returned once the queue is empty
@@ -34,9 +35,25 @@ func (b *inbox) put(msg []byte) {
 	b.mu.Lock()
 	if !b.closed {
 		b.queue = append(b.queue, msg)
+		b.bytes += len(msg)
 	}
 	b.mu.Unlock()
 	b.kick()
+}
+
+// putBounded queues msg unless the queue already holds more than max
+// bytes: a peer that does not take what is sent must not make it pile up
+// without end.
+func (b *inbox) putBounded(msg []byte, max int) error {
+	b.mu.Lock()
+	if b.bytes > 0 && b.bytes+len(msg) > max {
+		n := b.bytes
+		b.mu.Unlock()
+		return &writeStalledError{queued: n + len(msg), max: max}
+	}
+	b.mu.Unlock()
+	b.put(msg)
+	return nil
 }
 
 func (b *inbox) kick() {
@@ -61,7 +78,7 @@ func (b *inbox) end(err error) {
 func (b *inbox) discard() {
 	b.mu.Lock()
 	q := b.queue
-	b.queue = nil
+	b.queue, b.bytes = nil, 0
 	b.mu.Unlock()
 	for _, msg := range q {
 		failures.forget(msg)
@@ -76,6 +93,7 @@ func (b *inbox) take() ([]byte, error) {
 			msg := b.queue[0]
 			b.queue[0] = nil
 			b.queue = b.queue[1:]
+			b.bytes -= len(msg)
 			b.mu.Unlock()
 			return msg, nil
 		}
@@ -343,8 +361,7 @@ func (s *sseStream) WriteObject(obj any) error {
 			}
 		}()
 	})
-	s.out.put(b)
-	return nil
+	return s.out.putBounded(b, maxWriteQueue)
 }
 
 // ssePostTimeout bounds one POST of the legacy transport, whose answers
