@@ -529,7 +529,9 @@ func TestSlowHandlersDoNotStallTraffic(t *testing.T) {
 	t.Run("a request the server cancels ends the handler's ctx and gets no answer", func(t *testing.T) {
 		noLeaks(t)
 		ended := make(chan error, 1)
+		started := make(chan struct{})
 		responded := make(chan struct{}, 1)
+		var session atomic.Pointer[mcptest.Session]
 		srv := &mcptest.Server{
 			OnMessage: func(m *mcptest.Message) {
 				if m.Method == "" && string(m.ID) == `"s1"` {
@@ -537,13 +539,14 @@ func TestSlowHandlersDoNotStallTraffic(t *testing.T) {
 				}
 			},
 			Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+				session.Store(s)
 				s.Request("s1", "sampling/createMessage", map[string]any{"messages": []any{}, "maxTokens": 1})
-				s.Notify("notifications/cancelled", map[string]any{"requestId": "s1", "reason": "changed my mind"})
 				s.Reply(m.ID, mcptest.TextResult("ok"))
 			}},
 		}
 		c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet,
 			Sampling: func(ctx context.Context, _ *mcp.Connection, _ *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				close(started)
 				<-ctx.Done()
 				ended <- ctx.Err()
 				return &mcp.CreateMessageResult{Model: "m"}, nil
@@ -551,10 +554,47 @@ func TestSlowHandlersDoNotStallTraffic(t *testing.T) {
 		require.NoError(t, err)
 		_, err = c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
 		require.NoError(t, err)
+		<-started
+		session.Load().Notify("notifications/cancelled", map[string]any{"requestId": "s1", "reason": "changed my mind"})
 		assert.ErrorIs(t, <-ended, context.Canceled)
 		require.NoError(t, c.Ping(ctxTimeout(t, 5*time.Second))) // anything the client sent is read by now
 		require.NoError(t, c.Close())
 		assert.Empty(t, responded, "no answer to a cancelled request")
+	})
+	t.Run("a request cancelled before it is served never reaches the handler", func(t *testing.T) {
+		noLeaks(t)
+		responded := make(chan struct{}, 1)
+		srv := &mcptest.Server{
+			OnMessage: func(m *mcptest.Message) {
+				if m.Method == "" && string(m.ID) == `"s2"` {
+					responded <- struct{}{}
+				}
+			},
+			Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+				s.Notify("notifications/resources/updated", map[string]any{"uri": "file:///busy"})
+				s.Request("s2", "sampling/createMessage", map[string]any{"messages": []any{}, "maxTokens": 1})
+				s.Notify("notifications/cancelled", map[string]any{"requestId": "s2"})
+				s.Reply(m.ID, mcptest.TextResult("ok"))
+			}},
+		}
+		busy, release := make(chan struct{}), make(chan struct{})
+		var sampled atomic.Bool
+		c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet,
+			ResourceUpdated: func(*mcp.Connection, string) { close(busy); <-release }, // holds the dispatcher
+			Sampling: func(context.Context, *mcp.Connection, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				sampled.Store(true)
+				return &mcp.CreateMessageResult{Model: "m"}, nil
+			}})
+		require.NoError(t, err)
+		_, err = c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		require.NoError(t, err)
+		<-busy
+		require.NoError(t, c.Ping(ctxTimeout(t, 5*time.Second))) // the request and its cancellation are read
+		close(release)
+		require.NoError(t, c.Ping(ctxTimeout(t, 5*time.Second)))
+		require.NoError(t, c.Close()) // waits for the dispatcher
+		assert.False(t, sampled.Load())
+		assert.Empty(t, responded)
 	})
 }
 

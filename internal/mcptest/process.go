@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcplug/mcplug/internal/addserver"
 )
 
 // EnvScenario names the scenario a re-executed test binary runs as a
@@ -59,6 +61,14 @@ func sleepForever() {
 var scenarios = map[string]func(){
 	// A well-behaved server with the default tools.
 	"basic": func() { serveStdio(&Server{}) },
+
+	// The demo's add server (examples/addserver).
+	"addserver": func() {
+		if err := addserver.Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "addserver:", err)
+			os.Exit(1)
+		}
+	},
 
 	// Banner and log lines on stdout before and between messages.
 	"noisy": func() {
