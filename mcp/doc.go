@@ -19,7 +19,8 @@
 // [Connection.CallTool] calls one tool, and [Connection.Call] and
 // [Connection.Notify] send any other method. A [Manager] owns many named
 // servers, usually from config ([LoadConfig]), and exposes their tools as one
-// list named mcp__<server>__<tool>.
+// list named mcp__<server>__<tool>; it owns their connections and brings a
+// lost server back with bounded backoff until it is closed.
 //
 // # Lifecycle
 //
@@ -70,6 +71,32 @@
 // When a call's ctx ends first, the call returns ctx.Err() at once, the
 // server is sent notifications/cancelled for it, and a late response is
 // dropped.
+//
+// # Trust and limits
+//
+// A server is not trusted. Everything it can make the client hold or do is
+// bounded, with a typed error past the bound and the rest of the
+// connection unharmed: one message (64 MiB, MaxMessageSize; the call fails
+// with a [*MessageTooLargeError]); the server's requests served or waiting
+// at once (16, [Options].MaxServerRequests; the excess is answered with
+// [CodeServerBusy]) and the size of one (4 MiB, MaxServerRequestSize);
+// notifications waiting for the dispatcher (1024; the excess is dropped
+// and counted, and Close never waits for a backlog); bytes waiting to be
+// written to a server that stopped reading (64 MiB; then the connection
+// fails); the work of a JSON Schema the server chose (an outputSchema that
+// may visit more than 20,000 subschemas per value is not used, and a
+// validation that would cost more than 50,000,000 steps is a
+// [*SchemaTooComplexError]; an elicitation form takes only the spec's
+// primitive fields); pages of a list (10,000, cursors remembered by
+// digest); how often a GET stream is reopened (250 ms at least, backing off
+// to 30 s). A message pretty-printed over several lines is gathered into
+// one, and a batch is unpacked into its messages.
+//
+// Over HTTP, no redirect leaves the server's origin ([*RedirectError]),
+// and an answer that is empty, not JSON or for another id fails only its
+// call. Errors, logs and [ServerStatus] never repeat URL credentials, query
+// values, header or env values from a config. Project servers from
+// [LoadConfig] run only once the user approved them (see [Approval]).
 //
 // The package logs through log/slog (Options.Logger) and never prints.
 package mcp
