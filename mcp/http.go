@@ -337,7 +337,7 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 			s.answer(b, top, fail)
 		}
 	case ct == "text/event-stream":
-		done, last, retry, err := s.readEvents(resp.Body, top.ID)
+		done, _, last, retry, err := s.readEvents(resp.Body, top.ID)
 		if done || !isRequest(top) {
 			return
 		}
@@ -375,10 +375,12 @@ func previewQuoted(b []byte) string {
 	return strconv.Quote(preview(b))
 }
 
-// readEvents delivers the messages of an SSE stream. done reports that the
-// response to id arrived; last and retry are the stream's last event id
-// and retry delay.
-func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, last string, retry time.Duration, err error) {
+// readEvents delivers the messages of an SSE stream: the answer to the
+// request id, or the GET stream when id is nil. done reports that the
+// response to id arrived, n how many messages were delivered; last and
+// retry are the stream's last event id and retry delay. Data that is not a
+// JSON-RPC message is skipped.
+func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, n int, last string, retry time.Duration, err error) {
 	err = readSSE(r, s.cfg.maxSize(), func(ev sseEvent) bool {
 		if ev.id != "" {
 			last = ev.id
@@ -393,6 +395,7 @@ func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, last string,
 			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
 			return true
 		}
+		n++
 		s.deliver(ev.data)
 		if id != nil {
 			if top, ok := ndjson.ScanTop(ev.data); ok && top.IsResponse() && bytes.Equal(top.ID, id) {
@@ -402,7 +405,7 @@ func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, last string,
 		}
 		return true
 	})
-	return done, last, retry, err
+	return done, n, last, retry, err
 }
 
 // resume reconnects a broken response stream with GET and Last-Event-ID,
@@ -433,7 +436,7 @@ func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, ca
 			}
 			continue
 		}
-		done, l, r, err := s.readEvents(resp.Body, top.ID)
+		done, _, l, r, err := s.readEvents(resp.Body, top.ID)
 		resp.Body.Close()
 		if done {
 			return
@@ -544,7 +547,7 @@ func (s *httpStream) listen(opened chan struct{}) {
 		case resp.StatusCode != http.StatusOK:
 			resp.Body.Close()
 		default:
-			n, l, r := s.readStream(resp.Body)
+			_, n, l, r, _ := s.readEvents(resp.Body, nil)
 			resp.Body.Close()
 			if n > 0 { // the stream served: reopen it promptly
 				backoff = firstBackoff
@@ -560,30 +563,6 @@ func (s *httpStream) listen(opened chan struct{}) {
 			return
 		}
 	}
-}
-
-// readStream delivers the messages of the GET stream and returns how many
-// it delivered, its last event id and retry delay.
-func (s *httpStream) readStream(r io.Reader) (n int, last string, retry time.Duration) {
-	readSSE(r, s.cfg.maxSize(), func(ev sseEvent) bool {
-		if ev.id != "" {
-			last = ev.id
-		}
-		if ev.retry > 0 {
-			retry = ev.retry
-		}
-		if len(ev.data) == 0 {
-			return true
-		}
-		if _, ok := ndjson.ScanTop(ev.data); !ok {
-			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
-			return true
-		}
-		n++
-		s.deliver(ev.data)
-		return true
-	})
-	return n, last, retry
 }
 
 // deliver hands a received message to ReadObject. The answer to

@@ -476,15 +476,9 @@ func (m *Manager) dialCtx(ctx context.Context, s *server) (*Connection, []Tool, 
 // SaveApproval to remember it) and, when it waited for approval, lets the
 // next Connect, Tools or CallTool start it.
 func (m *Manager) Approve(name string) error {
-	m.mu.Lock()
-	s, ok := m.servers[name]
-	closed := m.closed
-	m.mu.Unlock()
-	switch {
-	case closed:
-		return ErrClosed
-	case !ok:
-		return fmt.Errorf("mcp: no server %q", name)
+	s, err := m.lookup(name)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -500,15 +494,9 @@ func (m *Manager) Approve(name string) error {
 // its backoff, and a failed or pending one is started. It waits for the
 // attempt as long as ctx allows and returns its error.
 func (m *Manager) Reconnect(ctx context.Context, name string) error {
-	m.mu.Lock()
-	s, ok := m.servers[name]
-	closed := m.closed
-	m.mu.Unlock()
-	switch {
-	case closed:
-		return ErrClosed
-	case !ok:
-		return fmt.Errorf("mcp: no server %q", name)
+	s, err := m.lookup(name)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	if s.running {
@@ -548,6 +536,20 @@ func (m *Manager) Reconnect(ctx context.Context, name string) error {
 		return s.err
 	}
 	return nil
+}
+
+// lookup returns the server name.
+func (m *Manager) lookup(name string) (*server, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.servers[name]
+	switch {
+	case m.closed:
+		return nil, ErrClosed
+	case !ok:
+		return nil, fmt.Errorf("mcp: no server %q", name)
+	}
+	return s, nil
 }
 
 func (m *Manager) isClosed() bool {

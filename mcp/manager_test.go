@@ -128,22 +128,21 @@ func TestManagerTimeoutsFromEnvironment(t *testing.T) {
 	})
 }
 
+// namingServer lists the given tools, each answering with its own name.
+func namingServer(tools ...string) *mcptest.Server {
+	s := &mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{}}
+	for _, n := range tools {
+		s.Tools = append(s.Tools, mcptest.Raw(map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}}))
+		s.ToolFuncs[n] = func(map[string]any) any { return mcptest.TextResult(n) }
+	}
+	return s
+}
+
 func TestManagerNames(t *testing.T) {
 	noLeaks(t)
 	long := strings.Repeat("very_long_tool_name_", 4) + "xxxxxxxxxx" // 90 bytes
 	require.Len(t, long, 90)
-	tool := func(name string) json.RawMessage {
-		return mcptest.Raw(map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
-	}
-	srv := func(tools ...string) *mcptest.Server {
-		s := &mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{}}
-		for _, n := range tools {
-			s.Tools = append(s.Tools, tool(n))
-			name := n
-			s.ToolFuncs[n] = func(map[string]any) any { return mcptest.TextResult(name) }
-		}
-		return s
-	}
+	srv := namingServer
 	m := newManager(t, nil, nil)
 	require.NoError(t, m.Add("my server", srv("get.file").Transport()))
 	require.NoError(t, m.Add("données", srv("créer").Transport()))
@@ -501,18 +500,7 @@ func TestManagerCloseManyServers(t *testing.T) {
 
 func TestManagerExposedNamesAreUnique(t *testing.T) {
 	noLeaks(t)
-	tool := func(name string) json.RawMessage {
-		return mcptest.Raw(map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
-	}
-	echoing := func(tools ...string) *mcptest.Server {
-		s := &mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{}}
-		for _, n := range tools {
-			s.Tools = append(s.Tools, tool(n))
-			name := n
-			s.ToolFuncs[n] = func(map[string]any) any { return mcptest.TextResult(name) }
-		}
-		return s
-	}
+	echoing := namingServer
 	m := newManager(t, nil, nil)
 	require.NoError(t, m.Add("twice", echoing("same", "same", "other").Transport()))
 	require.NoError(t, m.Add("a", echoing("_x").Transport()))
