@@ -84,16 +84,17 @@ type lineStream struct {
 
 	maxQueue int // bytes queued for writing past which the peer is taken for stalled
 
-	mu      sync.Mutex
-	queued  []byte // encoded messages waiting for the writer
-	spare   []byte // a buffer for the next queue; whoever is writing owns it
-	writing bool   // a write to rwc is in progress (writeLoop's or a direct one)
-	werr    error  // the first write error; every later write fails with it
-	closed  bool
-	wake    chan struct{}
-	stop    chan struct{}
-	done    chan struct{} // closed when writeLoop returns
-	closing sync.Once
+	mu       sync.Mutex
+	queued   []byte // encoded messages waiting for the writer
+	spare    []byte // a buffer for the next queue; whoever is writing owns it
+	writing  bool   // a write to rwc is in progress (writeLoop's or a direct one)
+	stopSeen bool   // writeLoop has seen Close's stop
+	werr     error  // the first write error; every later write fails with it
+	closed   bool
+	wake     chan struct{}
+	stop     chan struct{}
+	done     chan struct{} // closed when writeLoop returns
+	closing  sync.Once
 }
 
 func (s *lineStream) ReadObject(v any) error {
@@ -155,7 +156,7 @@ func (s *lineStream) writeLine(b []byte) error {
 		err = ErrClosed
 	case len(s.queued)+len(b) > s.maxQueue && len(s.queued) > 0:
 		s.mu.Unlock()
-		return s.failWrite(&writeStalledError{queued: len(s.queued) + len(b), max: s.maxQueue})
+		return s.failWrite(&writeStalledError{queued: len(s.queued) + len(b), max: s.maxQueue}, false)
 	case s.writing: // the writer takes it next, or hands it to writeLoop
 		s.queued = append(s.queued, b...)
 		s.mu.Unlock()
@@ -179,7 +180,7 @@ func (s *lineStream) writeLine(b []byte) error {
 	for round := 1; ; round++ {
 		n, err := s.direct.try(buf)
 		if err != nil {
-			return s.failWrite(err)
+			return s.failWrite(err, true)
 		}
 		s.mu.Lock()
 		if n < len(buf) { // the pipe is full: the rest goes first, by writeLoop
@@ -222,9 +223,11 @@ func (e *writeStalledError) Error() string {
 // failWrite ends writing after a failed write: the peer may have seen half
 // a message, so the stream is closed (which ends the reader too) and every
 // later write fails. It returns the error writes now fail with.
-func (s *lineStream) failWrite(err error) error {
+func (s *lineStream) failWrite(err error, writer bool) error {
 	s.mu.Lock()
-	s.writing = false
+	if writer { // the write in progress was the caller's
+		s.writing = false
+	}
 	if s.werr == nil && !s.closed {
 		if _, ok := err.(*writeStalledError); ok {
 			s.werr = err
@@ -238,6 +241,7 @@ func (s *lineStream) failWrite(err error) error {
 	}
 	s.mu.Unlock()
 	s.rwc.Close()
+	s.wakeWriter() // writeLoop may wait for the write that just failed
 	return err
 }
 
@@ -267,6 +271,9 @@ func (s *lineStream) writeLoop() {
 				select {
 				case <-s.stop:
 					stopping = true // write what is queued, then stop
+					s.mu.Lock()
+					s.stopSeen = true
+					s.mu.Unlock()
 				case <-s.wake:
 				}
 			}
@@ -277,7 +284,7 @@ func (s *lineStream) writeLoop() {
 		s.writing = true
 		s.mu.Unlock()
 		if _, err := s.rwc.Write(buf); err != nil {
-			s.failWrite(err)
+			s.failWrite(err, true)
 			return
 		}
 		s.mu.Lock()
