@@ -184,7 +184,7 @@ func TestAServerThatStopsReadingFailsTheConnection(t *testing.T) {
 	tr := mcp.TransportFunc(func(context.Context) (mcp.Stream, error) {
 		return mcp.NewStreamWithWriteQueue(client, 16<<10), nil
 	})
-	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), tr, &mcp.Options{Logger: quiet})
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), tr, &mcp.Options{Logger: quiet, ProtocolVersion: mcp.LatestLegacyVersion})
 	require.NoError(t, err)
 	defer c.Close()
 	select {

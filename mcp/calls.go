@@ -1,12 +1,16 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // The Connection matches responses to its own requests itself, before
@@ -108,8 +112,10 @@ func release(pc *pendingCall) { pendingPool.Put(pc) }
 var requestBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendRequest appends a request (or, with id 0, a notification) as one
-// line. params is encoded with appendParams.
-func appendRequest(b []byte, id uint64, method string, params any) ([]byte, error) {
+// line. params is encoded with appendParams. meta, when set, holds _meta
+// members (without braces) that go into the params' _meta, which is made
+// when the params have none.
+func appendRequest(b []byte, id uint64, method string, params any, meta []byte) ([]byte, error) {
 	b = append(b, `{"jsonrpc":"2.0",`...)
 	if id != 0 {
 		b = append(b, `"id":`...)
@@ -118,14 +124,54 @@ func appendRequest(b []byte, id uint64, method string, params any) ([]byte, erro
 	}
 	b = append(b, `"method":`...)
 	b = appendString(b, method)
-	if params != nil {
+	if params != nil || meta != nil {
 		b = append(b, `,"params":`...)
+		start := len(b)
 		var err error
-		if b, err = appendParams(b, params); err != nil {
+		if params == nil {
+			b = append(b, "{}"...)
+		} else if b, err = appendParams(b, params); err != nil {
 			return b, err
+		}
+		if meta != nil {
+			if b, err = injectMeta(b, start, meta); err != nil {
+				return b, err
+			}
 		}
 	}
 	return append(b, "}\n"...), nil
+}
+
+// injectMeta adds the _meta members meta to the params object encoded at
+// b[start:]: into its _meta object, or into a new one.
+func injectMeta(b []byte, start int, meta []byte) ([]byte, error) {
+	obj := b[start:]
+	if len(obj) == 0 || obj[0] != '{' {
+		return b, errors.New("params must be a JSON object")
+	}
+	at, empty := -1, false
+	ndjson.Members(obj, func(key, v []byte) bool {
+		if string(key) == "_meta" && len(v) > 0 && v[0] == '{' {
+			at = start + cap(obj) - cap(v) + 1 // just inside its brace
+			empty = len(bytes.TrimSpace(v[1:len(v)-1])) == 0
+			return false
+		}
+		return true
+	})
+	if at >= 0 {
+		if !empty {
+			return slices.Insert(b, at, append(slices.Clip(meta), ',')...), nil
+		}
+		return slices.Insert(b, at, meta...), nil
+	}
+	ins := make([]byte, 0, len(meta)+12)
+	ins = append(ins, `"_meta":{`...)
+	ins = append(ins, meta...)
+	ins = append(ins, '}')
+	if len(bytes.TrimSpace(obj[1:len(obj)-1])) > 0 {
+		ins = append(ins, ',')
+	}
+	return slices.Insert(b, start+1, ins...), nil
 }
 
 // appendParams encodes params without a newline. The common shapes are

@@ -18,9 +18,17 @@ import (
 // Options configure a Connection. A nil *Options, and every zero field,
 // means the default.
 type Options struct {
-	// ClientInfo is sent in initialize. Nil means {Name: "mcplug",
-	// Version: Version}.
+	// ClientInfo is sent in initialize, or in every request's _meta to a
+	// modern server. Nil means {Name: "mcplug", Version: Version}.
 	ClientInfo *Implementation
+
+	// ProtocolVersion pins the protocol version. Empty (the default) means
+	// the newest version both sides speak: Connect probes with
+	// server/discover and falls back to the initialize handshake for a
+	// legacy server. A legacy version (such as "2025-11-25") skips the
+	// probe and sends initialize; a modern one ("2026-07-28") never falls
+	// back. It must be one of SupportedProtocolVersions.
+	ProtocolVersion string
 
 	// Logger receives the connection's diagnostics: skipped lines, dropped
 	// notifications, late responses. Nil means slog.Default().
@@ -78,6 +86,17 @@ func (c *Connection) maxServerRequestSize() int {
 	return defaultMaxServerRequestSize
 }
 
+// modernCapabilities returns what the options offer a modern server: the
+// same as capabilities, less what the modern revision removed (roots
+// list_changed).
+func (o *Options) modernCapabilities() ClientCapabilities {
+	caps := o.capabilities()
+	if caps.Roots != nil {
+		caps.Roots = &ListChangedCapability{}
+	}
+	return caps
+}
+
 // capabilities returns what the options offer the server.
 func (o *Options) capabilities() ClientCapabilities {
 	var caps ClientCapabilities
@@ -113,6 +132,7 @@ type Connection struct {
 	pending pendingCalls
 	disp    *dispatcher
 	opts    Options
+	metaState
 
 	progress  progressTable
 	schemas   schemaCache
@@ -132,9 +152,16 @@ type Connection struct {
 	closeErr  error
 }
 
-// Connect opens t, performs the initialize handshake (offering
-// LatestProtocolVersion, accepting any of SupportedProtocolVersions) and
-// sends notifications/initialized. It returns a ready Connection.
+// Connect opens t, agrees on a protocol version with the server and
+// returns a ready Connection. By default it speaks the newest version both
+// sides do: it probes with server/discover (offering LatestProtocolVersion);
+// a modern server answers and every later request carries the version,
+// capabilities and client info in its _meta; a legacy server (any other
+// error, or no answer within 3 seconds) gets the initialize handshake
+// (offering LatestLegacyVersion) and notifications/initialized. An
+// UnsupportedProtocolVersionError is retried once with a version the
+// server lists. Options.ProtocolVersion pins a version instead. What was
+// agreed is in InitializeResult either way.
 //
 // ctx bounds the handshake only: once Connect has returned, cancelling ctx
 // does not affect the Connection or its server process. When the handshake
@@ -153,26 +180,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, erro
 		return nil, wrap("connect", err)
 	}
 	c := newConnection(s, opts)
-	info := Implementation{Name: "mcplug", Version: Version}
-	if opts.ClientInfo != nil {
-		info = *opts.ClientInfo
-	}
-	params := initializeParams{
-		ProtocolVersion: LatestProtocolVersion,
-		Capabilities:    opts.capabilities(),
-		ClientInfo:      info,
-	}
-	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
+	if err := c.handshake(ctx); err != nil {
 		c.abort()
-		return nil, wrap("initialize", err)
-	}
-	if !slices.Contains(SupportedProtocolVersions, c.init.ProtocolVersion) {
-		c.abort()
-		return nil, &VersionError{Version: c.init.ProtocolVersion}
-	}
-	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
-		c.abort()
-		return nil, wrap("initialized", err)
+		return nil, err
 	}
 	return c, nil
 }
@@ -192,8 +202,9 @@ func newConnection(s Stream, opts *Options) *Connection {
 	return c
 }
 
-// InitializeResult returns the server's answer to initialize: its
-// protocol version, capabilities, info and instructions.
+// InitializeResult returns what was agreed with the server: the protocol
+// version, the server's capabilities, info and instructions, from its
+// answer to initialize (legacy) or server/discover (modern).
 func (c *Connection) InitializeResult() InitializeResult { return c.init }
 
 // Call sends a request and decodes its result into result (a pointer; nil
@@ -290,7 +301,11 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 func (c *Connection) send(id uint64, method string, params any) error {
 	bp := requestBufPool.Get().(*[]byte)
 	defer requestBufPool.Put(bp)
-	b, err := appendRequest((*bp)[:0], id, method, params)
+	var meta []byte
+	if m := c.meta.Load(); m != nil && id != 0 {
+		meta = m.fields
+	}
+	b, err := appendRequest((*bp)[:0], id, method, params, meta)
 	if cap(b) <= 64<<10 {
 		*bp = b[:0]
 	}

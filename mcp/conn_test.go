@@ -30,16 +30,19 @@ func TestConnectHandshake(t *testing.T) {
 	init := c.InitializeResult()
 	assert.Equal(t, "hello", init.ServerInfo.Name)
 	assert.Equal(t, "be nice", init.Instructions)
-	assert.Equal(t, mcp.LatestProtocolVersion, init.ProtocolVersion)
+	assert.Equal(t, mcp.LatestLegacyVersion, init.ProtocolVersion)
+	assert.False(t, c.Modern())
 	require.NotNil(t, init.Capabilities.Tools)
 
 	_, err := c.Tools(ctxTimeout(t, 5*time.Second)) // a round trip orders the notification before it
 	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
-	require.GreaterOrEqual(t, len(seen), 2)
-	assert.Equal(t, "initialize", seen[0].Method)
+	require.GreaterOrEqual(t, len(seen), 3)
+	assert.Equal(t, "server/discover", seen[0].Method, "the probe comes first")
 	assert.JSONEq(t, "1", string(seen[0].ID), "request ids start at 1")
+	seen = seen[1:] // a legacy server: it answered the probe with an error
+	assert.Equal(t, "initialize", seen[0].Method)
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		ClientInfo      struct{ Name string }

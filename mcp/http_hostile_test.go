@@ -385,5 +385,5 @@ func TestLegacySSEKeepsWriteOrder(t *testing.T) {
 	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Equal(t, []string{"initialize", "notifications/initialized", "tools/call"}, order)
+	assert.Equal(t, []string{"server/discover", "initialize", "notifications/initialized", "tools/call"}, order)
 }

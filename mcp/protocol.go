@@ -5,12 +5,25 @@ import (
 	"fmt"
 )
 
-// LatestProtocolVersion is the protocol version Connect offers.
-const LatestProtocolVersion = "2025-11-25"
+// Protocol versions. Modern versions (2026-07-28 and later) carry version,
+// capabilities and client info in every request's _meta; legacy versions
+// (2025-11-25 and earlier) open with the initialize handshake.
+const (
+	// LatestProtocolVersion is the newest version Connect speaks: the one
+	// it prefers.
+	LatestProtocolVersion = "2026-07-28"
+	// LatestLegacyVersion is the version Connect offers in initialize when
+	// a server turns out to be legacy.
+	LatestLegacyVersion = "2025-11-25"
+)
 
-// SupportedProtocolVersions lists the versions Connect accepts in the
-// server's answer, newest first.
-var SupportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// SupportedProtocolVersions lists the versions Connect speaks, newest
+// first.
+var SupportedProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// IsModern reports whether protocol version v is of the modern era
+// (2026-07-28 or later).
+func IsModern(v string) bool { return v >= "2026-07-28" }
 
 // Version is this module's version, sent in clientInfo by default.
 const Version = "0.1.0"

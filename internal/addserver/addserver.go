@@ -65,8 +65,8 @@ func handle(req request) (any, *rpcError) {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		json.Unmarshal(req.Params, &p)
-		version := mcp.LatestProtocolVersion
-		if slices.Contains(mcp.SupportedProtocolVersions, p.ProtocolVersion) {
+		version := mcp.LatestLegacyVersion
+		if slices.Contains(mcp.SupportedProtocolVersions, p.ProtocolVersion) && !mcp.IsModern(p.ProtocolVersion) {
 			version = p.ProtocolVersion
 		}
 		return map[string]any{

@@ -1,0 +1,252 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Error codes the modern revision (2026-07-28) defines.
+const (
+	CodeHeaderMismatch                  = -32020
+	CodeMissingRequiredClientCapability = -32021
+	CodeUnsupportedProtocolVersion      = -32022
+)
+
+// The _meta keys of the modern revision.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+)
+
+// probeTimeout bounds the server/discover probe on a stream without
+// per-request status (stdio): a legacy server may not answer a request it
+// does not know before initialize at all.
+const probeTimeout = 3 * time.Second
+
+// discoverResult is the answer to server/discover.
+type discoverResult struct {
+	SupportedVersions []string           `json:"supportedVersions"`
+	Capabilities      ServerCapabilities `json:"capabilities"`
+	Instructions      string             `json:"instructions,omitempty"`
+	Meta              struct {
+		ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo"`
+	} `json:"_meta"`
+}
+
+// unsupportedVersion returns the versions an UnsupportedProtocolVersionError
+// names, if err is one.
+func unsupportedVersion(err error) ([]string, bool) {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeUnsupportedProtocolVersion {
+		return nil, false
+	}
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	json.Unmarshal(e.Data, &data)
+	return data.Supported, true
+}
+
+// modernError reports whether err is a JSON-RPC error that only a modern
+// server sends: such a server is not to be taken for a legacy one.
+func modernError(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+		return true
+	}
+	return false
+}
+
+// choose picks the newest version both sides speak: of ours, the first the
+// server lists. Pinned, when set, is the only one it may pick.
+func choose(server []string, pinned string) (string, bool) {
+	for _, v := range SupportedProtocolVersions {
+		if (pinned == "" || v == pinned) && slices.Contains(server, v) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// handshake agrees on a protocol version with the server, as the spec's
+// backward-compatibility rules say: a server/discover probe with the
+// preferred modern version; a DiscoverResult or a modern error means a
+// modern server (an UnsupportedProtocolVersionError is retried once with a
+// version it lists); any other error, or no answer within probeTimeout,
+// means a legacy server, which gets the initialize handshake. A version
+// pinned in Options skips what it rules out.
+func (c *Connection) handshake(ctx context.Context) error {
+	pinned := c.opts.ProtocolVersion
+	if pinned != "" && !slices.Contains(SupportedProtocolVersions, pinned) {
+		return fmt.Errorf("mcp: Options.ProtocolVersion %q is not one this client speaks (%v)", pinned, SupportedProtocolVersions)
+	}
+	if pinned != "" && !IsModern(pinned) {
+		return c.initialize(ctx, pinned)
+	}
+	version := LatestProtocolVersion
+	if pinned != "" {
+		version = pinned
+	}
+	for attempt := 0; ; attempt++ {
+		err := c.discover(ctx, version)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		if supported, ok := unsupportedVersion(err); ok && attempt == 0 {
+			v, ok := choose(supported, pinned)
+			switch {
+			case !ok:
+				return &VersionError{Version: fmt.Sprint(supported)}
+			case IsModern(v):
+				version = v
+				continue
+			default: // a server that lists only legacy versions of ours
+				return c.initialize(ctx, v)
+			}
+		}
+		var vErr *VersionError
+		if pinned != "" || modernError(err) || errors.As(err, &vErr) {
+			return err
+		}
+		if errors.Is(err, ErrClosed) {
+			return err
+		}
+		c.logger.Debug("mcp: server/discover failed; taking the server for a legacy one", "err", err)
+		return c.initialize(ctx, LatestLegacyVersion)
+	}
+}
+
+// discover probes with server/discover at version and, on a DiscoverResult,
+// makes the Connection modern.
+func (c *Connection) discover(ctx context.Context, version string) error {
+	c.setVersion(version)
+	probe, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	var res discoverResult
+	err := c.call(probe, "server/discover", nil, &res)
+	if err != nil {
+		c.setVersion("")
+		if ctx.Err() == nil && probe.Err() != nil {
+			return fmt.Errorf("mcp: server/discover: no answer within %v", probeTimeout)
+		}
+		return err
+	}
+	if len(res.SupportedVersions) == 0 { // not a DiscoverResult: a legacy server answering anything
+		c.setVersion("")
+		return errNotDiscover
+	}
+	v, ok := choose(res.SupportedVersions, c.opts.ProtocolVersion)
+	switch {
+	case slices.Contains(res.SupportedVersions, version):
+		v = version
+	case !ok:
+		c.setVersion("")
+		return &VersionError{Version: fmt.Sprint(res.SupportedVersions)}
+	case !IsModern(v):
+		c.setVersion("")
+		return c.initialize(ctx, v)
+	}
+	c.setVersion(v)
+	c.init = InitializeResult{ProtocolVersion: v, Capabilities: res.Capabilities, Instructions: res.Instructions}
+	if res.Meta.ServerInfo != nil {
+		c.init.ServerInfo = *res.Meta.ServerInfo
+	}
+	return nil
+}
+
+// errNotDiscover is an answer to server/discover that is no DiscoverResult.
+var errNotDiscover = errors.New("mcp: server/discover: the answer names no supportedVersions")
+
+// initialize runs the legacy handshake offering version.
+func (c *Connection) initialize(ctx context.Context, version string) error {
+	params := initializeParams{
+		ProtocolVersion: version,
+		Capabilities:    c.opts.capabilities(),
+		ClientInfo:      c.clientInfo(),
+	}
+	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
+		return wrap("initialize", err)
+	}
+	if !slices.Contains(SupportedProtocolVersions, c.init.ProtocolVersion) || IsModern(c.init.ProtocolVersion) {
+		return &VersionError{Version: c.init.ProtocolVersion}
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return wrap("initialized", err)
+	}
+	return nil
+}
+
+func (c *Connection) clientInfo() Implementation {
+	if c.opts.ClientInfo != nil {
+		return *c.opts.ClientInfo
+	}
+	return Implementation{Name: "mcplug", Version: Version}
+}
+
+// requestMeta is what a modern Connection adds to every request's _meta:
+// the members, encoded once, without the braces.
+type requestMeta struct {
+	version string
+	fields  []byte
+}
+
+// setVersion makes the Connection speak version from now on ("" for
+// legacy: no _meta is added). The _meta members are encoded here, once,
+// not per request.
+func (c *Connection) setVersion(version string) {
+	if version == "" || !IsModern(version) {
+		c.meta.Store(nil)
+		return
+	}
+	c.meta.Store(c.buildMeta(version, c.logLevel()))
+}
+
+func (c *Connection) buildMeta(version string, level LoggingLevel) *requestMeta {
+	b := []byte(`"` + metaProtocolVersion + `":`)
+	b = appendString(b, version)
+	caps, _ := json.Marshal(c.opts.modernCapabilities())
+	b = append(b, `,"`+metaClientCapabilities+`":`...)
+	b = append(b, caps...)
+	info, _ := json.Marshal(c.clientInfo())
+	b = append(b, `,"`+metaClientInfo+`":`...)
+	b = append(b, info...)
+	if level != "" {
+		b = append(b, `,"`+metaLogLevel+`":`...)
+		b = appendString(b, string(level))
+	}
+	return &requestMeta{version: version, fields: b}
+}
+
+// Modern reports whether the Connection speaks a modern protocol version
+// (2026-07-28 or later) with its server.
+func (c *Connection) Modern() bool { return c.meta.Load() != nil }
+
+// logLevel is the level set with SetLoggingLevel on a modern server.
+func (c *Connection) logLevel() LoggingLevel {
+	if l := c.level.Load(); l != nil {
+		return *l
+	}
+	return ""
+}
+
+// metaState is the Connection's modern-era state.
+type metaState struct {
+	meta  atomic.Pointer[requestMeta]
+	level atomic.Pointer[LoggingLevel]
+}
