@@ -30,7 +30,7 @@ const (
 // probeTimeout bounds the server/discover probe on a stream without
 // per-request status (stdio): a legacy server may not answer a request it
 // does not know before initialize at all.
-const probeTimeout = 3 * time.Second
+var probeTimeout = 3 * time.Second
 
 // discoverResult is the answer to server/discover.
 type discoverResult struct {

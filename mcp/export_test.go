@@ -37,3 +37,11 @@ func NewStreamWithWriteQueue(rwc io.ReadWriteCloser, max int) Stream {
 	s.maxQueue = max
 	return s
 }
+
+// SetProbeTimeout changes how long Connect waits for an answer to
+// server/discover, and returns a function that restores it.
+func SetProbeTimeout(d time.Duration) func() {
+	old := probeTimeout
+	probeTimeout = d
+	return func() { probeTimeout = old }
+}

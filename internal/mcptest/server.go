@@ -52,6 +52,55 @@ type Server struct {
 	Handlers        map[string]Handler                       // per-method overrides
 	OnMessage       func(m *Message)                         // sees every incoming message first
 	Noise           bool                                     // write a log line on stdout before and after each message
+
+	// Versions are the protocol versions the server speaks. Nil means a
+	// legacy server (initialize only; server/discover is an unknown
+	// method). With a modern version (2026-07-28) it answers
+	// server/discover, and a request whose _meta names no version it
+	// speaks gets an UnsupportedProtocolVersionError; with legacy versions
+	// too it is dual-era; with modern ones only, initialize is refused.
+	Versions []string
+}
+
+// Modern is the version list of a modern-only server.
+var Modern = []string{"2026-07-28"}
+
+// DualEra is the version list of a server of both eras.
+var DualEra = []string{"2026-07-28", "2025-11-25"}
+
+// modern reports whether the server speaks a modern version, and legacy
+// whether it speaks a legacy one.
+func (srv *Server) modern() bool {
+	for _, v := range srv.Versions {
+		if v >= "2026-07-28" {
+			return true
+		}
+	}
+	return false
+}
+
+func (srv *Server) legacy() bool {
+	if srv.Versions == nil {
+		return true
+	}
+	for _, v := range srv.Versions {
+		if v < "2026-07-28" {
+			return true
+		}
+	}
+	return false
+}
+
+// RequestVersion returns the protocol version in the _meta of a request's
+// params, or "".
+func RequestVersion(params json.RawMessage) string {
+	var p struct {
+		Meta struct {
+			Version string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	return p.Meta.Version
 }
 
 // DefaultTools are the tools of a zero Server: echo and add.
@@ -165,8 +214,39 @@ func (srv *Server) handle(s *Session, m *Message) {
 	if !m.IsRequest() {
 		return
 	}
+	if srv.modern() && m.Method != "initialize" {
+		if v := RequestVersion(m.Params); v != "" || !srv.legacy() {
+			if !slices.Contains(srv.Versions, v) {
+				s.Send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
+					"code": -32022, "message": "Unsupported protocol version",
+					"data": map[string]any{"supported": srv.Versions, "requested": v}}})
+				return
+			}
+		}
+	}
 	switch m.Method {
+	case "server/discover":
+		if !srv.modern() {
+			s.ReplyError(m.ID, -32601, "method not found")
+			return
+		}
+		info := map[string]any{"name": srv.name(), "version": "1.0.0"}
+		res := map[string]any{
+			"resultType":        "complete",
+			"supportedVersions": srv.Versions,
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
+			"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": info},
+		}
+		if srv.Instructions != "" {
+			res["instructions"] = srv.Instructions
+		}
+		s.Reply(m.ID, res)
+		return
 	case "initialize":
+		if !srv.legacy() {
+			s.ReplyError(m.ID, -32601, fmt.Sprintf("initialize is not supported: this server speaks %v", srv.Versions))
+			return
+		}
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
@@ -175,14 +255,10 @@ func (srv *Server) handle(s *Session, m *Message) {
 		if version == "" {
 			version = p.ProtocolVersion
 		}
-		name := srv.Name
-		if name == "" {
-			name = "fake"
-		}
 		res := map[string]any{
 			"protocolVersion": version,
 			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
-			"serverInfo":      map[string]any{"name": name, "version": "1.0.0"},
+			"serverInfo":      map[string]any{"name": srv.name(), "version": "1.0.0"},
 		}
 		if srv.Instructions != "" {
 			res["instructions"] = srv.Instructions
@@ -211,6 +287,13 @@ func (srv *Server) handle(s *Session, m *Message) {
 	default:
 		s.ReplyError(m.ID, -32601, "method not found")
 	}
+}
+
+func (srv *Server) name() string {
+	if srv.Name == "" {
+		return "fake"
+	}
+	return srv.Name
 }
 
 func (srv *Server) toolsPage(params json.RawMessage) map[string]any {
