@@ -256,11 +256,11 @@ func (c *Connection) decode(method string, raw []byte, v any) error {
 	return nil
 }
 
-// roundTrip sends a request and returns its raw result. It returns when
-// the response arrives, when ctx ends (the server is then sent
+// roundTripOnce sends a request and returns its raw result. It returns
+// when the response arrives, when ctx ends (the server is then sent
 // notifications/cancelled, and a late response is dropped), or when the
 // connection ends.
-func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
+func (c *Connection) roundTripOnce(ctx context.Context, method string, params any) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -183,23 +183,7 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 			d.requestDone()
 			return
 		}
-		d.async(req, func(ctx context.Context) (any, *Error) {
-			var p CreateMessageRequest
-			if err := json.Unmarshal(params(req), &p); err != nil {
-				return nil, &Error{Code: CodeInvalidParams, Message: "invalid sampling/createMessage params: " + err.Error()}
-			}
-			if len(p.Tools) > 0 && !c.opts.SamplingTools {
-				return nil, &Error{Code: CodeInvalidParams, Message: "this client does not offer tool use in sampling"}
-			}
-			res, err := c.opts.Sampling(ctx, c, &p)
-			if err != nil {
-				return nil, handlerError(err)
-			}
-			if res == nil {
-				return nil, &Error{Code: CodeInternalError, Message: "sampling handler returned no result"}
-			}
-			return res, nil
-		})
+		d.async(req, func(ctx context.Context) (any, *Error) { return c.sample(ctx, params(req)) })
 	case "elicitation/create":
 		if c.opts.ElicitForm == nil && c.opts.ElicitURL == nil {
 			d.notFound(req)

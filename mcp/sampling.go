@@ -108,3 +108,25 @@ func (r CreateMessageResult) MarshalJSON() ([]byte, error) {
 // goroutine; ctx ends when the server cancels the request or the
 // connection closes. It may call the Connection.
 type SamplingHandler func(ctx context.Context, c *Connection, req *CreateMessageRequest) (*CreateMessageResult, error)
+
+// sample serves sampling/createMessage with the Sampling handler.
+func (c *Connection) sample(ctx context.Context, params json.RawMessage) (any, *Error) {
+	if c.opts.Sampling == nil {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "this client does not offer sampling"}
+	}
+	var p CreateMessageRequest
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "invalid sampling/createMessage params: " + err.Error()}
+	}
+	if len(p.Tools) > 0 && !c.opts.SamplingTools {
+		return nil, &Error{Code: CodeInvalidParams, Message: "this client does not offer tool use in sampling"}
+	}
+	res, err := c.opts.Sampling(ctx, c, &p)
+	if err != nil {
+		return nil, handlerError(err)
+	}
+	if res == nil {
+		return nil, &Error{Code: CodeInternalError, Message: "sampling handler returned no result"}
+	}
+	return res, nil
+}
