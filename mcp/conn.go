@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"slices"
 	"sync"
@@ -134,11 +135,12 @@ type Connection struct {
 	opts    Options
 	metaState
 
-	progress  progressTable
-	schemas   schemaCache
-	toolCache toolCache
-	rootsMu   sync.Mutex
-	roots     []Root
+	progress     progressTable
+	schemas      schemaCache
+	paramHeaders sync.Map // tool name → []paramHeader, over Streamable HTTP
+	toolCache    toolCache
+	rootsMu      sync.Mutex
+	roots        []Root
 
 	life       context.Context // ends with the connection; server requests run under it
 	lifeCancel context.CancelFunc
@@ -277,7 +279,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	if err != nil {
 		return nil, err
 	}
-	if err := c.send(id, method, params); err != nil {
+	if err := c.sendWith(id, method, params, headersFrom(ctx)); err != nil {
 		if c.pending.remove(id) {
 			release(pc)
 		}
@@ -299,6 +301,11 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 
 // send writes a request (id > 0) or a notification (id 0).
 func (c *Connection) send(id uint64, method string, params any) error {
+	return c.sendWith(id, method, params, nil)
+}
+
+// sendWith is send with headers for an HTTP stream (see headerWriter).
+func (c *Connection) sendWith(id uint64, method string, params any, h http.Header) error {
 	bp := requestBufPool.Get().(*[]byte)
 	defer requestBufPool.Put(bp)
 	var meta []byte
@@ -312,7 +319,7 @@ func (c *Connection) send(id uint64, method string, params any) error {
 	if err != nil {
 		return wrap(method, fmt.Errorf("encode params: %w", err))
 	}
-	if err := c.stream.writeLine(b); err != nil {
+	if err := c.stream.writeLineWith(b, h); err != nil {
 		return c.mapError(method, err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"strconv"
 	"sync"
@@ -73,6 +74,13 @@ const maxBackoff = time.Second
 
 // aLongTimeAgo is a read deadline that has passed: it interrupts a read.
 var aLongTimeAgo = time.Unix(1, 0)
+
+// headerWriter is a Stream that sends HTTP headers with a message, and
+// speaks the protocol version it is told: Streamable HTTP.
+type headerWriter interface {
+	writeWithHeaders(b []byte, h http.Header) error
+	setProtocolVersion(v string)
+}
 
 // lineIO is a Stream that gives access to raw lines: this package's
 // NDJSON streams.
@@ -388,11 +396,18 @@ func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 }
 
 // writeLine writes an encoded message (ending in a newline).
-func (s *connStream) writeLine(b []byte) error {
+func (s *connStream) writeLine(b []byte) error { return s.writeLineWith(b, nil) }
+
+// writeLineWith writes an encoded message; h, when set, are headers for
+// the stream to send with it (Streamable HTTP).
+func (s *connStream) writeLineWith(b []byte, h http.Header) error {
 	var err error
-	if s.lines != nil {
+	switch hw, ok := s.Stream.(headerWriter); {
+	case s.lines != nil:
 		err = s.lines.writeLine(b)
-	} else {
+	case ok && h != nil:
+		err = hw.writeWithHeaders(b[:len(b)-1], h)
+	default:
 		err = s.Stream.WriteObject(json.RawMessage(b[:len(b)-1]))
 	}
 	if err != nil && !errors.Is(err, ErrClosed) {

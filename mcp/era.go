@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -210,11 +211,35 @@ type requestMeta struct {
 // legacy: no _meta is added). The _meta members are encoded here, once,
 // not per request.
 func (c *Connection) setVersion(version string) {
+	if hw, ok := c.stream.Stream.(headerWriter); ok {
+		hw.setProtocolVersion(version)
+	}
 	if version == "" || !IsModern(version) {
 		c.meta.Store(nil)
 		return
 	}
 	c.meta.Store(c.buildMeta(version, c.logLevel()))
+}
+
+// callHeaders carries the headers of one request through its ctx.
+type callHeaders struct{}
+
+func withHeaders(ctx context.Context, h http.Header) context.Context {
+	if h == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, callHeaders{}, h)
+}
+
+func headersFrom(ctx context.Context) http.Header {
+	h, _ := ctx.Value(callHeaders{}).(http.Header)
+	return h
+}
+
+// overHTTP reports whether the Connection's stream is Streamable HTTP.
+func (c *Connection) overHTTP() bool {
+	_, ok := c.stream.Stream.(headerWriter)
+	return ok
 }
 
 func (c *Connection) buildMeta(version string, level LoggingLevel) *requestMeta {

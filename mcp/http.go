@@ -113,6 +113,35 @@ type httpStream struct {
 	senderOnce sync.Once
 
 	inflight map[string]context.CancelFunc // the POSTs of requests, by id
+
+	modern string                 // the modern protocol version spoken, or "" (legacy)
+	extra  map[string]http.Header // headers for the POST of a request, by id
+}
+
+// setProtocolVersion makes the stream speak version v: a modern version
+// means no session, the request metadata headers, no GET stream and no
+// resumption; "" or a legacy version means the 2025-11-25 transport.
+func (s *httpStream) setProtocolVersion(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modern = ""
+	if IsModern(v) {
+		s.modern = v
+	}
+}
+
+// writeWithHeaders writes b, a request, with headers added to its POST
+// (the Mcp-Param headers of a tool call).
+func (s *httpStream) writeWithHeaders(b []byte, h http.Header) error {
+	if top, ok := ndjson.ScanTop(b); ok && top.ID != nil && len(h) > 0 {
+		s.mu.Lock()
+		if s.extra == nil {
+			s.extra = map[string]http.Header{}
+		}
+		s.extra[string(top.ID)] = h
+		s.mu.Unlock()
+	}
+	return s.WriteObject(json.RawMessage(b))
 }
 
 func (s *httpStream) ReadObject(v any) error { return s.in.readObject(v) }
@@ -140,7 +169,13 @@ func (s *httpStream) WriteObject(obj any) error {
 		s.mu.Unlock()
 	}
 	if string(top.Method) == `"notifications/cancelled"` {
-		s.abandon(top.Params)
+		s.mu.Lock()
+		modern := s.modern != ""
+		s.mu.Unlock()
+		s.abandon(top.Params, modern)
+		if modern {
+			return nil // closing the request's stream is the cancellation
+		}
 	}
 	s.startSender()
 	return s.out.putBounded(b, maxWriteQueue)
@@ -200,7 +235,7 @@ func (s *httpStream) track(id []byte) (context.Context, func()) {
 // notifications/cancelled name: the caller has given up on it, so its
 // connection, its goroutine and the server's work on it end now, not at
 // Close.
-func (s *httpStream) abandon(params []byte) {
+func (s *httpStream) abandon(params []byte, now bool) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
@@ -210,7 +245,11 @@ func (s *httpStream) abandon(params []byte) {
 	s.mu.Lock()
 	cancel := s.inflight[string(p.RequestID)]
 	s.mu.Unlock()
-	if cancel != nil {
+	switch {
+	case cancel == nil:
+	case now:
+		cancel()
+	default:
 		// Let the notification go out first: it is queued behind the
 		// abandoned request, and the server should hear why it ends.
 		time.AfterFunc(abandonDelay, cancel)
@@ -250,7 +289,7 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 		defer cancel()
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := s.postCtx(ctx, b)
+		resp, err := s.postCtx(ctx, b, top)
 		if err != nil {
 			if ctx.Err() != nil && s.life.Err() == nil && isRequest(top) {
 				return // abandoned by its caller
@@ -267,10 +306,22 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 				return
 			}
 			continue // retry once in the new session
-		case s.t.FallbackToSSE && string(top.Method) == `"initialize"` &&
-			(resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405):
+		case resp.StatusCode/100 != 2 && isRequest(top) && resp.StatusCode != 401 && resp.StatusCode != 403:
+			// A modern server answers 400 or 404 with the JSON-RPC error
+			// (unsupported version, unknown method, header mismatch): that
+			// error is the answer. Anything else is a failed exchange.
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
-			s.fallback(b, fail)
+			rpcErr, isRPC := jsonrpcError(body)
+			initialize := string(top.Method) == `"initialize"`
+			switch {
+			case isRPC && (!initialize || modernCode(rpcErr)):
+				s.in.put(withID(top.ID, rpcErr))
+			case s.t.FallbackToSSE && initialize && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405):
+				s.fallback(b, fail)
+			default:
+				fail(statusErrorBody(resp, body))
+			}
 			return
 		case resp.StatusCode/100 != 2:
 			err := statusError(resp)
@@ -293,16 +344,65 @@ func (s *httpStream) hadSession(resp *http.Response) bool {
 	return resp.Request != nil && resp.Request.Header.Get("Mcp-Session-Id") != ""
 }
 
-func (s *httpStream) post(b []byte) (*http.Response, error) { return s.postCtx(s.life, b) }
+func (s *httpStream) post(b []byte) (*http.Response, error) { return s.postCtx(s.life, b, ndjson.Top{}) }
 
-func (s *httpStream) postCtx(ctx context.Context, b []byte) (*http.Response, error) {
+func (s *httpStream) postCtx(ctx context.Context, b []byte, top ndjson.Top) (*http.Response, error) {
 	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.t.URL, b)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	s.sessionHeaders(req)
+	s.mu.Lock()
+	modern, extra := s.modern, s.extra[string(top.ID)]
+	if extra != nil {
+		delete(s.extra, string(top.ID))
+	}
+	s.mu.Unlock()
+	if modern == "" {
+		s.sessionHeaders(req)
+		return s.cfg.do(req)
+	}
+	req.Header.Set("MCP-Protocol-Version", modern)
+	var method string
+	if json.Unmarshal(top.Method, &method) == nil {
+		for k, v := range standardHeaders(method, top.Params) {
+			req.Header[k] = v
+		}
+	}
+	for k, v := range extra {
+		req.Header[k] = v
+	}
 	return s.cfg.do(req)
+}
+
+// jsonrpcError returns the error member of a JSON-RPC error response body.
+func jsonrpcError(body []byte) (json.RawMessage, bool) {
+	top, ok := ndjson.ScanTop(body)
+	if !ok || top.Error == nil || top.Method != nil || !json.Valid(body) {
+		return nil, false
+	}
+	return top.Error, true
+}
+
+// modernCode reports whether a JSON-RPC error member has a code only the
+// modern revision uses.
+func modernCode(errMember json.RawMessage) bool {
+	var e struct{ Code int64 }
+	json.Unmarshal(errMember, &e)
+	switch e.Code {
+	case CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+		return true
+	}
+	return false
+}
+
+// withID is the error response to request id with the error member e.
+func withID(id []byte, e json.RawMessage) []byte {
+	b := []byte(`{"jsonrpc":"2.0","id":`)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, e...)
+	return append(b, '}')
 }
 
 func (s *httpStream) sessionHeaders(req *http.Request) {
@@ -339,6 +439,16 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 	case ct == "text/event-stream":
 		done, _, last, retry, err := s.readEvents(resp.Body, top.ID)
 		if done || !isRequest(top) {
+			return
+		}
+		s.mu.Lock()
+		modern := s.modern != ""
+		s.mu.Unlock()
+		if modern { // no resumption in this era: the request is sent again, as a new one
+			if err == nil {
+				err = errors.New("the stream ended before the response")
+			}
+			fail(&StreamBrokenError{Err: err})
 			return
 		}
 		s.resume(top, last, retry, err, fail)

@@ -156,8 +156,28 @@ func (e *HTTPStatusError) Error() string {
 
 func statusError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	return &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(bytes.TrimSpace(b)), Header: resp.Header.Clone()}
+	return statusErrorBody(resp, b)
 }
+
+// statusErrorBody is statusError with the body already read.
+func statusErrorBody(resp *http.Response, body []byte) error {
+	body = bytes.TrimSpace(body)
+	if len(body) > 512 {
+		body = body[:512]
+	}
+	return &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(body), Header: resp.Header.Clone()}
+}
+
+// StreamBrokenError reports an SSE response stream of a modern server that
+// ended before its response. The modern revision has no resumption: the
+// Connection sends the request again as a new request, once.
+type StreamBrokenError struct{ Err error }
+
+func (e *StreamBrokenError) Error() string {
+	return "mcp: the response stream broke before the response: " + e.Err.Error()
+}
+
+func (e *StreamBrokenError) Unwrap() error { return e.Err }
 
 // errorResponse is the JSON-RPC error response standing for a request that
 // failed at the HTTP level, so that only that call fails. The error itself

