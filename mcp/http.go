@@ -344,7 +344,9 @@ func (s *httpStream) hadSession(resp *http.Response) bool {
 	return resp.Request != nil && resp.Request.Header.Get("Mcp-Session-Id") != ""
 }
 
-func (s *httpStream) post(b []byte) (*http.Response, error) { return s.postCtx(s.life, b, ndjson.Top{}) }
+func (s *httpStream) post(b []byte) (*http.Response, error) {
+	return s.postCtx(s.life, b, ndjson.Top{})
+}
 
 func (s *httpStream) postCtx(ctx context.Context, b []byte, top ndjson.Top) (*http.Response, error) {
 	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.t.URL, b)
