@@ -218,8 +218,12 @@ func (c *Connection) Call(ctx context.Context, method string, params, result any
 	return c.call(ctx, method, params, result)
 }
 
-// Ping checks that the server answers (ping).
+// Ping checks that the server answers: ping on a legacy server; on a
+// modern one, which has no ping, server/discover.
 func (c *Connection) Ping(ctx context.Context) error {
+	if c.meta.Load() != nil {
+		return c.callObject(ctx, "server/discover", nil, nil)
+	}
 	return c.callObject(ctx, "ping", nil, nil)
 }
 

@@ -148,3 +148,71 @@ func TestModernRequestMeta(t *testing.T) {
 	assert.Equal(t, 3, requests, "server/discover, tools/call, tools/list")
 	assert.NotContains(t, rec.list(), "initialize")
 }
+
+func TestModernReplacements(t *testing.T) {
+	t.Run("SetLoggingLevel puts the level in the _meta of later requests", func(t *testing.T) {
+		noLeaks(t)
+		rec := &methods{}
+		c := connect(t, (&mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on}).Transport())
+		require.NoError(t, c.SetLoggingLevel(ctxTimeout(t, 5*time.Second), mcp.LevelWarning))
+		_, err := c.Tools(ctxTimeout(t, 5*time.Second))
+		require.NoError(t, err)
+		assert.NotContains(t, rec.list(), "logging/setLevel", "the modern revision removed it")
+		all := rec.all()
+		last := all[len(all)-1]
+		require.Equal(t, "tools/list", last.Method)
+		assert.JSONEq(t, `"warning"`, string(metaOf(t, last.Params)["io.modelcontextprotocol/logLevel"]))
+		assert.JSONEq(t, `"2026-07-28"`, string(metaOf(t, last.Params)["io.modelcontextprotocol/protocolVersion"]))
+	})
+	t.Run("Ping asks server/discover", func(t *testing.T) {
+		noLeaks(t)
+		rec := &methods{}
+		c := connect(t, (&mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on}).Transport())
+		require.NoError(t, c.Ping(ctxTimeout(t, 5*time.Second)))
+		assert.Equal(t, []string{"server/discover", "server/discover"}, rec.list())
+	})
+	t.Run("SetRoots sends no list_changed, and the next input request sees the new roots", func(t *testing.T) {
+		noLeaks(t)
+		rec := &methods{}
+		var answer retryParams
+		srv := &mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on, Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			var p retryParams
+			json.Unmarshal(m.Params, &p)
+			if p.InputResponses == nil {
+				s.Reply(m.ID, inputRequired(map[string]any{"r": map[string]any{"method": "roots/list"}}, ""))
+				return
+			}
+			answer = p
+			s.Reply(m.ID, mcptest.TextResult("ok"))
+		}}}
+		c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet, Roots: []mcp.Root{}})
+		require.NoError(t, err)
+		defer c.Close()
+		require.NoError(t, c.SetRoots(ctxTimeout(t, 5*time.Second), []mcp.Root{{URI: "file:///new"}}))
+		_, err = c.CallTool(ctxTimeout(t, 5*time.Second), "t", nil)
+		require.NoError(t, err)
+		assert.NotContains(t, rec.list(), "notifications/roots/list_changed")
+		assert.JSONEq(t, `{"roots":[{"uri":"file:///new"}]}`, string(answer.InputResponses["r"]))
+	})
+}
+
+func TestManagerServesBothEras(t *testing.T) {
+	noLeaks(t)
+	m := newManager(t, configOf(t, map[string]any{
+		"modern": scenarioEntry("modern"),
+		"dual":   scenarioEntry("dual-era"),
+		"legacy": scenarioEntry("basic"),
+	}), nil)
+	ctx := ctxTimeout(t, 30*time.Second)
+	for _, server := range []string{"modern", "dual", "legacy"} {
+		res, err := m.CallTool(ctx, "mcp__"+server+"__echo", map[string]string{"text": server})
+		require.NoError(t, err, server)
+		assert.Equal(t, server, res.Text())
+	}
+	st := statusOf(m)
+	assert.Equal(t, "2026-07-28", st["modern"].ProtocolVersion)
+	assert.Equal(t, "2026-07-28", st["dual"].ProtocolVersion)
+	assert.Equal(t, "2025-11-25", st["legacy"].ProtocolVersion)
+	assert.True(t, mcp.IsModern(st["modern"].ProtocolVersion))
+	assert.False(t, mcp.IsModern(st["legacy"].ProtocolVersion))
+}

@@ -42,9 +42,20 @@ type LoggingMessage struct {
 	Data   json.RawMessage `json:"data"`
 }
 
-// SetLoggingLevel asks the server to send log messages of level and above
-// (logging/setLevel).
+// SetLoggingLevel asks the server to send log messages of level and above.
+// A legacy server is sent logging/setLevel. The modern revision removed
+// that method: there the level travels in the _meta of every later request
+// (io.modelcontextprotocol/logLevel), and the server sends log messages
+// only for requests that carry it.
 func (c *Connection) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
+	if m := c.meta.Load(); m != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c.level.Store(&level)
+		c.meta.Store(c.buildMeta(m.version, level))
+		return nil
+	}
 	return c.callObject(ctx, "logging/setLevel", map[string]LoggingLevel{"level": level}, nil)
 }
 

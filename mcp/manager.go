@@ -69,16 +69,20 @@ const (
 // hold secrets from the config: URL credentials and query values, header
 // and env values are redacted.
 type ServerStatus struct {
-	Name       string
-	State      State
-	Transport  string // "stdio", "http", "sse", or "custom" for Manager.Add
-	Scope      Scope  // where the config entry came from; "" for Manager.Add and a program's own config
-	Source     string // the config file, if any
-	Err        error  // why the server failed or is reconnecting: a *ConfigError, an *ExitError, a timeout, …
-	Tools      int    // tools exposed
-	Restarts   int    // reconnections after the server was lost
-	ServerInfo Implementation
-	Warnings   []string // e.g. tool names that collided, a project entry that replaces a user's
+	Name      string
+	State     State
+	Transport string // "stdio", "http", "sse", or "custom" for Manager.Add
+	Scope     Scope  // where the config entry came from; "" for Manager.Add and a program's own config
+	Source    string // the config file, if any
+	Err       error  // why the server failed or is reconnecting: a *ConfigError, an *ExitError, a timeout, …
+	Tools     int    // tools exposed
+	Restarts  int    // reconnections after the server was lost
+	// ProtocolVersion is the version agreed with the server; IsModern
+	// tells its era (2026-07-28 and later: per-request metadata; earlier:
+	// the initialize handshake).
+	ProtocolVersion string
+	ServerInfo      Implementation
+	Warnings        []string // e.g. tool names that collided, a project entry that replaces a user's
 }
 
 // Manager owns many named servers and exposes their tools as one list, each
@@ -836,6 +840,7 @@ func (m *Manager) Status() []ServerStatus {
 				st.State, st.Err = StateReconnecting, err
 			}
 			st.ServerInfo = s.conn.InitializeResult().ServerInfo
+			st.ProtocolVersion = s.conn.InitializeResult().ProtocolVersion
 		}
 		s.mu.Unlock()
 		out = append(out, st)

@@ -19,7 +19,9 @@ type Root struct {
 var ErrNoRoots = errors.New("mcp: the connection does not offer roots (set Options.Roots)")
 
 // SetRoots replaces the roots the server sees in roots/list and, when they
-// differ from the current ones, sends notifications/roots/list_changed.
+// differ from the current ones, sends notifications/roots/list_changed to a
+// legacy server. A modern server, which removed that notification, asks for
+// the roots in each request that needs them, and so sees the new ones.
 func (c *Connection) SetRoots(ctx context.Context, roots []Root) error {
 	if c.opts.Roots == nil {
 		return ErrNoRoots
@@ -30,7 +32,7 @@ func (c *Connection) SetRoots(ctx context.Context, roots []Root) error {
 	})
 	c.roots = slices.Clone(roots)
 	c.rootsMu.Unlock()
-	if same {
+	if same || c.meta.Load() != nil {
 		return nil
 	}
 	return c.Notify(ctx, "notifications/roots/list_changed", nil)

@@ -100,6 +100,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			detail = s.Err.Error()
 		case s.ServerInfo.Name != "":
 			detail = s.ServerInfo.Name + " " + s.ServerInfo.Version
+			if *verbose && s.ProtocolVersion != "" {
+				era := "legacy"
+				if mcp.IsModern(s.ProtocolVersion) {
+					era = "modern"
+				}
+				detail += fmt.Sprintf(" (protocol %s, %s)", s.ProtocolVersion, era)
+			}
 		}
 		scope := string(s.Scope)
 		if scope == "" {

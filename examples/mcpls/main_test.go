@@ -39,7 +39,7 @@ func TestList(t *testing.T) {
 	assert.Equal(t, 1, code, "a failed server makes the exit status 1")
 	out := stdout.String()
 	assert.Regexp(t, `broken\s+failed\s+stdio\s+-\s+0 tools\s+.*exit status 3.*API_TOKEN is not set`, out)
-	assert.Regexp(t, `demo\s+connected\s+stdio\s+-\s+2 tools\s+fake 1.0.0`, out)
+	assert.Regexp(t, `demo\s+connected\s+stdio\s+-\s+2 tools\s+fake 1.0.0 \(protocol 2025-11-25, legacy\)`, out)
 	assert.Regexp(t, `off\s+disabled\s+stdio\s+-\s+0 tools`, out)
 	assert.Contains(t, out, "mcp__demo__add\n    Add two numbers.")
 	assert.Empty(t, mcptest.LiveChildren())

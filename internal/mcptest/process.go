@@ -62,6 +62,10 @@ var scenarios = map[string]func(){
 	// A well-behaved server with the default tools.
 	"basic": func() { serveStdio(&Server{}) },
 
+	// A server of the 2026-07-28 revision only, and one of both eras.
+	"modern":   func() { serveStdio(&Server{Versions: Modern}) },
+	"dual-era": func() { serveStdio(&Server{Versions: DualEra}) },
+
 	// The demo's add server (examples/addserver).
 	"addserver": func() {
 		if err := addserver.Serve(os.Stdin, os.Stdout); err != nil {
