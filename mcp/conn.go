@@ -138,6 +138,7 @@ type Connection struct {
 	progress     progressTable
 	schemas      schemaCache
 	paramHeaders sync.Map // tool name → []paramHeader, over Streamable HTTP
+	listen       listener
 	toolCache    toolCache
 	rootsMu      sync.Mutex
 	roots        []Root
@@ -186,6 +187,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, erro
 		c.abort()
 		return nil, err
 	}
+	c.startListening()
 	return c, nil
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 )
 
@@ -111,12 +112,46 @@ func (c *Connection) ReadResource(ctx context.Context, params *ReadResourceParam
 }
 
 // Subscribe asks the server to send notifications/resources/updated for
-// a resource (resources/subscribe); Options.ResourceUpdated receives them.
+// a resource; Options.ResourceUpdated receives them. A legacy server is
+// sent resources/subscribe; on a modern one, which removed it, the URI
+// joins the filter of the Connection's subscriptions/listen, which is
+// opened again with it.
 func (c *Connection) Subscribe(ctx context.Context, params *SubscribeParams) error {
+	if c.meta.Load() != nil {
+		return c.subscribe(ctx, params, true)
+	}
 	return c.callObject(ctx, "resources/subscribe", params, nil)
 }
 
-// Unsubscribe cancels a Subscribe (resources/unsubscribe).
+// Unsubscribe cancels a Subscribe: resources/unsubscribe, or on a modern
+// server, the URI leaves the listen filter.
 func (c *Connection) Unsubscribe(ctx context.Context, params *SubscribeParams) error {
+	if c.meta.Load() != nil {
+		return c.subscribe(ctx, params, false)
+	}
 	return c.callObject(ctx, "resources/unsubscribe", params, nil)
+}
+
+func (c *Connection) subscribe(ctx context.Context, params *SubscribeParams, on bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if params == nil || params.URI == "" {
+		return errors.New("mcp: Subscribe needs a URI")
+	}
+	if c.ended() {
+		return &closedError{cause: c.getCause()}
+	}
+	c.listen.mu.Lock()
+	if c.listen.uris == nil {
+		c.listen.uris = map[string]bool{}
+	}
+	if on {
+		c.listen.uris[params.URI] = true
+	} else {
+		delete(c.listen.uris, params.URI)
+	}
+	c.listen.mu.Unlock()
+	c.startListening()
+	return nil
 }
