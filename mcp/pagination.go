@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"iter"
+	"time"
 )
 
 // maxPages bounds how many pages a list method fetches.
@@ -21,6 +22,25 @@ type ListParams struct {
 type page[T any] struct {
 	Items      []T
 	NextCursor string
+	CacheHints
+}
+
+// CacheHints are the caching hints of a result (2026-07-28: list results,
+// resources/read, server/discover). TTLMs is how long, in milliseconds, the
+// result may be taken as fresh (nil when the server gave none, which means
+// stale at once); CacheScope is "public" or "private" (who may cache it).
+type CacheHints struct {
+	TTLMs      *int64 `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
+}
+
+// ttl is how long the result may be taken as fresh: zero when no positive
+// ttlMs was given.
+func (h CacheHints) ttl() time.Duration {
+	if h.TTLMs == nil || *h.TTLMs <= 0 {
+		return 0
+	}
+	return time.Duration(*h.TTLMs) * time.Millisecond
 }
 
 // listPage fetches one page of method, whose items are under key.
@@ -45,6 +65,15 @@ func listPage[T any](ctx context.Context, c *Connection, method, key string, par
 	if next, ok := raw["nextCursor"]; ok {
 		json.Unmarshal(next, &out.NextCursor)
 	}
+	if ttl, ok := raw["ttlMs"]; ok {
+		var n int64
+		if json.Unmarshal(ttl, &n) == nil {
+			out.TTLMs = &n
+		}
+	}
+	if scope, ok := raw["cacheScope"]; ok {
+		json.Unmarshal(scope, &out.CacheScope)
+	}
 	return out, nil
 }
 
@@ -54,6 +83,12 @@ func listPage[T any](ctx context.Context, c *Connection, method, key string, par
 // the memory a cycle check keeps is 32 bytes a page, however long the
 // server's cursors are.
 func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq2[T, error] {
+	return seqHints[T](ctx, c, method, key, nil)
+}
+
+// seqHints is seq that also hands each page's cache hints to hints (when
+// not nil).
+func seqHints[T any](ctx context.Context, c *Connection, method, key string, hints func(CacheHints)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		seen := map[[sha256.Size]byte]bool{}
 		params := &ListParams{}
@@ -63,6 +98,9 @@ func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq
 				var zero T
 				yield(zero, err)
 				return
+			}
+			if hints != nil {
+				hints(p.CacheHints)
 			}
 			for _, item := range p.Items {
 				if !yield(item, nil) {

@@ -28,6 +28,7 @@ type PromptArgument struct {
 type ListPromptsResult struct {
 	Prompts    []Prompt
 	NextCursor string
+	CacheHints // ttlMs and cacheScope, from a 2026-07-28 server
 }
 
 // GetPromptParams are the parameters of prompts/get.
@@ -57,7 +58,7 @@ func (c *Connection) ListPrompts(ctx context.Context, params *ListParams) (*List
 	if err != nil {
 		return nil, err
 	}
-	return &ListPromptsResult{Prompts: p.Items, NextCursor: p.NextCursor}, nil
+	return &ListPromptsResult{Prompts: p.Items, NextCursor: p.NextCursor, CacheHints: p.CacheHints}, nil
 }
 
 // PromptsSeq yields every prompt, fetching pages as it goes.

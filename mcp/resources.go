@@ -37,12 +37,14 @@ type ResourceTemplate struct {
 type ListResourcesResult struct {
 	Resources  []Resource
 	NextCursor string
+	CacheHints // ttlMs and cacheScope, from a 2026-07-28 server
 }
 
 // ListResourceTemplatesResult is one page of resources/templates/list.
 type ListResourceTemplatesResult struct {
 	ResourceTemplates []ResourceTemplate
 	NextCursor        string
+	CacheHints        // ttlMs and cacheScope, from a 2026-07-28 server
 }
 
 // ReadResourceParams are the parameters of resources/read.
@@ -56,6 +58,7 @@ type ReadResourceParams struct {
 type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
 	Meta     json.RawMessage    `json:"_meta,omitempty"`
+	CacheHints
 }
 
 // SubscribeParams are the parameters of resources/subscribe and
@@ -70,7 +73,7 @@ func (c *Connection) ListResources(ctx context.Context, params *ListParams) (*Li
 	if err != nil {
 		return nil, err
 	}
-	return &ListResourcesResult{Resources: p.Items, NextCursor: p.NextCursor}, nil
+	return &ListResourcesResult{Resources: p.Items, NextCursor: p.NextCursor, CacheHints: p.CacheHints}, nil
 }
 
 // ResourcesSeq yields every resource, fetching pages as it goes.
@@ -89,7 +92,7 @@ func (c *Connection) ListResourceTemplates(ctx context.Context, params *ListPara
 	if err != nil {
 		return nil, err
 	}
-	return &ListResourceTemplatesResult{ResourceTemplates: p.Items, NextCursor: p.NextCursor}, nil
+	return &ListResourceTemplatesResult{ResourceTemplates: p.Items, NextCursor: p.NextCursor, CacheHints: p.CacheHints}, nil
 }
 
 // ResourceTemplatesSeq yields every resource template.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -169,16 +170,29 @@ func (c *schemaCache) validate(ctx context.Context, tool string, res *CallToolRe
 // toolCache is a Connection's last full tool list, kept while the server
 // promises to announce changes.
 type toolCache struct {
-	mu    sync.Mutex
-	tools []Tool
-	valid bool
-	gen   uint64
+	mu      sync.Mutex
+	tools   []Tool
+	valid   bool
+	gen     uint64
+	expires time.Time // zero: until invalidated
 }
 
 func (c *toolCache) get() ([]Tool, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.valid && !c.expires.IsZero() && !time.Now().Before(c.expires) {
+		c.tools, c.valid = nil, false
+	}
 	return slices.Clone(c.tools), c.valid
+}
+
+// setFor is set with a freshness of ttl.
+func (c *toolCache) setFor(tools []Tool, gen uint64, ttl time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen == c.gen {
+		c.tools, c.valid, c.expires = slices.Clone(tools), true, time.Now().Add(ttl)
+	}
 }
 
 func (c *toolCache) generation() uint64 {
@@ -193,7 +207,7 @@ func (c *toolCache) set(tools []Tool, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen == c.gen {
-		c.tools, c.valid = slices.Clone(tools), true
+		c.tools, c.valid, c.expires = slices.Clone(tools), true, time.Time{}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"time"
 )
 
 // defaultInputSchema stands in for a tool's missing inputSchema.
@@ -19,7 +20,7 @@ func (c *Connection) ListTools(ctx context.Context, params *ListParams) (*ListTo
 	if err != nil {
 		return nil, err
 	}
-	res := &ListToolsResult{NextCursor: p.NextCursor}
+	res := &ListToolsResult{NextCursor: p.NextCursor, CacheHints: p.CacheHints}
 	for _, raw := range p.Items {
 		if t, ok := c.checkTool(raw); ok {
 			res.Tools = append(res.Tools, t)
@@ -33,6 +34,7 @@ func (c *Connection) ListTools(ctx context.Context, params *ListParams) (*ListTo
 type ListToolsResult struct {
 	Tools      []Tool
 	NextCursor string
+	CacheHints // ttlMs and cacheScope, from a 2026-07-28 server
 }
 
 // ToolsSeq yields the server's tools, fetching pages as it goes.
@@ -60,18 +62,37 @@ func (c *Connection) ToolsSeq(ctx context.Context) iter.Seq2[Tool, error] {
 // dropped; each is logged, and none fails the list. A cursor the server
 // repeats ends the listing (logged) rather than looping.
 //
-// When the server announces tools.listChanged, the list is cached until
-// the server sends notifications/tools/list_changed.
+// The list is cached while it is known to be current: on a legacy server
+// that announces tools.listChanged, until notifications/tools/list_changed;
+// on a modern one, for the ttlMs the server gave (the smallest of its
+// pages), and also until a list change comes on subscriptions/listen when
+// Options.ToolListChanged listens for them.
 func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
 	if tools, ok := c.toolCache.get(); ok {
 		return tools, nil
 	}
 	gen := c.toolCache.generation()
-	tools, err := collect(c.ToolsSeq(ctx))
-	if err != nil {
-		return nil, err
+	ttl, first := time.Duration(0), true
+	var tools []Tool
+	for raw, err := range seqHints[json.RawMessage](ctx, c, "tools/list", "tools", func(h CacheHints) {
+		if first || h.ttl() < ttl {
+			ttl, first = h.ttl(), false
+		}
+	}) {
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := c.checkTool(raw); ok {
+			c.schemas.add([]Tool{t}, c.logger)
+			tools = append(tools, t)
+		}
 	}
-	if caps := c.init.Capabilities.Tools; caps != nil && caps.ListChanged {
+	switch {
+	case c.meta.Load() != nil:
+		if ttl > 0 {
+			c.toolCache.setFor(tools, gen, ttl)
+		}
+	case c.init.Capabilities.Tools != nil && c.init.Capabilities.Tools.ListChanged:
 		c.toolCache.set(tools, gen)
 	}
 	return tools, nil
