@@ -13,6 +13,10 @@ import (
 
 // Error codes the modern revision (2026-07-28) defines.
 const (
+	// CodeResourceNotFound is the code of an unknown resource in
+	// 2025-11-25; 2026-07-28 uses CodeInvalidParams (-32602) instead.
+	CodeResourceNotFound = -32002
+
 	CodeHeaderMismatch                  = -32020
 	CodeMissingRequiredClientCapability = -32021
 	CodeUnsupportedProtocolVersion      = -32022
@@ -97,6 +101,25 @@ func (c *Connection) handshake(ctx context.Context) error {
 	if pinned != "" && !IsModern(pinned) {
 		return c.initialize(ctx, pinned)
 	}
+	cache, _ := c.stream.Stream.(eraCache)
+	if cache != nil && pinned == "" && cache.era() == eraLegacy {
+		// This origin answered as a legacy server before: no probe, unless
+		// the assumption fails.
+		err := c.initialize(ctx, LatestLegacyVersion)
+		if err == nil || !modernError(err) || ctx.Err() != nil {
+			return err
+		}
+		cache.setEra("")
+	}
+	defer func() {
+		if cache != nil && c.init.ProtocolVersion != "" {
+			if IsModern(c.init.ProtocolVersion) {
+				cache.setEra(eraModern)
+			} else {
+				cache.setEra(eraLegacy)
+			}
+		}
+	}()
 	version := LatestProtocolVersion
 	if pinned != "" {
 		version = pinned
@@ -132,6 +155,18 @@ func (c *Connection) handshake(ctx context.Context) error {
 		return c.initialize(ctx, LatestLegacyVersion)
 	}
 }
+
+// eraCache is a Stream that remembers the era of its server across
+// connections: Streamable HTTP, per URL.
+type eraCache interface {
+	era() string
+	setEra(era string)
+}
+
+const (
+	eraLegacy = "legacy"
+	eraModern = "modern"
+)
 
 // discover probes with server/discover at version and, on a DiscoverResult,
 // makes the Connection modern.

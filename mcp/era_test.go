@@ -1,7 +1,11 @@
 package mcp_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -215,4 +219,58 @@ func TestManagerServesBothEras(t *testing.T) {
 	assert.Equal(t, "2025-11-25", st["legacy"].ProtocolVersion)
 	assert.True(t, mcp.IsModern(st["modern"].ProtocolVersion))
 	assert.False(t, mcp.IsModern(st["legacy"].ProtocolVersion))
+}
+
+func TestHTTPEraIsRememberedPerURL(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var got []string
+	modern := false
+	srv := scriptedServer(t, &scripted{})
+	wrap := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			var m rpcMsg
+			json.Unmarshal(body, &m)
+			mu.Lock()
+			got = append(got, m.Method)
+			isModern := modern
+			mu.Unlock()
+			if isModern && m.Method == "initialize" { // the server was upgraded: modern only
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}`)
+				return
+			}
+			if isModern && m.Method == "server/discover" {
+				writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}}}))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(wrap.Close)
+	connectOnce := func() *mcp.Connection {
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: wrap.URL + "/era"}, nil)
+		require.NoError(t, c.Close())
+		return c
+	}
+	assert.False(t, connectOnce().Modern())
+	assert.False(t, connectOnce().Modern())
+	mu.Lock()
+	assert.Equal(t, 1, countOf(got, "server/discover"), "the second connection knew the server was legacy")
+	modern = true
+	mu.Unlock()
+	assert.True(t, connectOnce().Modern(), "a cached era that fails is probed again")
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
 }

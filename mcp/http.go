@@ -118,6 +118,35 @@ type httpStream struct {
 	extra  map[string]http.Header // headers for the POST of a request, by id
 }
 
+// httpEras remembers the era of the servers at the URLs connected to, so
+// that a legacy server is not probed again at every connection.
+var httpEras = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// maxEras bounds httpEras.
+const maxEras = 256
+
+func (s *httpStream) era() string {
+	httpEras.Lock()
+	defer httpEras.Unlock()
+	return httpEras.m[s.t.URL]
+}
+
+func (s *httpStream) setEra(era string) {
+	httpEras.Lock()
+	defer httpEras.Unlock()
+	if era == "" {
+		delete(httpEras.m, s.t.URL)
+		return
+	}
+	if len(httpEras.m) >= maxEras {
+		clear(httpEras.m)
+	}
+	httpEras.m[s.t.URL] = era
+}
+
 // setProtocolVersion makes the stream speak version v: a modern version
 // means no session, the request metadata headers, no GET stream and no
 // resumption; "" or a legacy version means the 2025-11-25 transport.

@@ -125,7 +125,8 @@ type schemaCache struct {
 
 type toolSchema struct {
 	raw    []byte
-	schema *boundedSchema // nil when the schema does not compile
+	schema *boundedSchema // nil when the schema cannot be used
+	err    error          // why not: it does not compile, refers outside itself, or costs too much
 }
 
 func (c *schemaCache) add(tools []Tool, logger *slog.Logger) {
@@ -144,9 +145,9 @@ func (c *schemaCache) add(tools []Tool, logger *slog.Logger) {
 		}
 		s, err := compileSchema("tools/"+t.Name+"/outputSchema", t.OutputSchema)
 		if err != nil {
-			logger.Warn("mcp: tool's outputSchema does not compile; its results are not validated", "tool", t.Name, "err", err)
+			logger.Warn("mcp: tool's outputSchema cannot be used; its results are refused", "tool", t.Name, "err", err)
 		}
-		c.byTool[t.Name] = toolSchema{raw: slices.Clone(t.OutputSchema), schema: s}
+		c.byTool[t.Name] = toolSchema{raw: slices.Clone(t.OutputSchema), schema: s, err: err}
 	}
 }
 
@@ -155,8 +156,11 @@ func (c *schemaCache) validate(ctx context.Context, tool string, res *CallToolRe
 	c.mu.Lock()
 	ts, ok := c.byTool[tool]
 	c.mu.Unlock()
-	if !ok || ts.schema == nil || res.IsError {
+	if !ok || res.IsError {
 		return nil
+	}
+	if ts.err != nil { // never taken as permissive (SEP-2106)
+		return &OutputSchemaError{Tool: tool, Err: ts.err}
 	}
 	if len(res.StructuredContent) == 0 {
 		return &OutputSchemaError{Tool: tool, Err: fmt.Errorf("the result has no structuredContent")}
