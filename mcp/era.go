@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -39,8 +40,8 @@ var probeTimeout = 3 * time.Second
 
 // discoverResult is the answer to server/discover.
 type discoverResult struct {
-	SupportedVersions []string           `json:"supportedVersions"`
-	Capabilities      ServerCapabilities `json:"capabilities"`
+	SupportedVersions []string            `json:"supportedVersions"`
+	Capabilities      *ServerCapabilities `json:"capabilities"`
 	Instructions      string             `json:"instructions,omitempty"`
 	Meta              struct {
 		ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo"`
@@ -183,7 +184,7 @@ func (c *Connection) discover(ctx context.Context, version string) error {
 		}
 		return err
 	}
-	if len(res.SupportedVersions) == 0 { // not a DiscoverResult: a legacy server answering anything
+	if len(res.SupportedVersions) == 0 { // no version to speak: a legacy server answering anything, or nothing in common
 		c.setVersion("")
 		return errNotDiscover
 	}
@@ -196,12 +197,59 @@ func (c *Connection) discover(ctx context.Context, version string) error {
 		return &VersionError{Version: fmt.Sprint(res.SupportedVersions)}
 	case !IsModern(v):
 		c.setVersion("")
-		return c.initialize(ctx, v)
+		err := c.initialize(ctx, v)
+		var rpcErr *Error
+		if err != nil && errors.As(err, &rpcErr) && ctx.Err() == nil {
+			// Some servers take server/discover for the handshake and then
+			// refuse initialize as a duplicate: what discover said stands.
+			c.logger.Debug("mcp: initialize after server/discover refused; keeping what discover said", "err", err)
+			c.init = InitializeResult{ProtocolVersion: v, Instructions: res.Instructions}
+			if res.Capabilities != nil {
+				c.init.Capabilities = *res.Capabilities
+			}
+			if res.Meta.ServerInfo != nil {
+				c.init.ServerInfo = *res.Meta.ServerInfo
+			}
+			return nil
+		}
+		return err
 	}
 	c.setVersion(v)
-	c.init = InitializeResult{ProtocolVersion: v, Capabilities: res.Capabilities, Instructions: res.Instructions}
+	c.init = InitializeResult{ProtocolVersion: v, Instructions: res.Instructions}
+	if res.Capabilities != nil {
+		c.init.Capabilities = *res.Capabilities
+	}
 	if res.Meta.ServerInfo != nil {
 		c.init.ServerInfo = *res.Meta.ServerInfo
+	}
+	return nil
+}
+
+// renegotiate agrees on another version after a request was refused with
+// an UnsupportedProtocolVersionError listing supported: a modern one is
+// spoken from now on; a legacy one means the initialize handshake, now.
+func (c *Connection) renegotiate(ctx context.Context, supported []string) error {
+	c.negotiating.Lock()
+	defer c.negotiating.Unlock()
+	current := c.meta.Load()
+	if current == nil || slices.Contains(supported, current.version) {
+		return nil // another request renegotiated meanwhile
+	}
+	v, ok := choose(supported, c.opts.ProtocolVersion)
+	switch {
+	case !ok:
+		return &VersionError{Version: fmt.Sprint(supported)}
+	case IsModern(v):
+		c.setVersion(v)
+		c.init.ProtocolVersion = v
+		return nil
+	}
+	c.logger.Info("mcp: the server refused the modern protocol for requests; speaking the legacy one", "version", v)
+	c.setVersion("")
+	init := c.init
+	if err := c.initialize(ctx, v); err != nil {
+		c.init = init
+		return err
 	}
 	return nil
 }
@@ -307,6 +355,7 @@ func (c *Connection) logLevel() LoggingLevel {
 
 // metaState is the Connection's modern-era state.
 type metaState struct {
-	meta  atomic.Pointer[requestMeta]
-	level atomic.Pointer[LoggingLevel]
+	meta        atomic.Pointer[requestMeta]
+	level       atomic.Pointer[LoggingLevel]
+	negotiating sync.Mutex
 }

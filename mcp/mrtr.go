@@ -61,6 +61,15 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 	if err != nil && c.meta.Load() != nil && errors.As(err, &broken) && ctx.Err() == nil {
 		raw, err = c.roundTripOnce(ctx, method, params) // a new request, as the spec asks
 	}
+	if supported, ok := unsupportedVersion(err); ok && c.meta.Load() != nil && ctx.Err() == nil && method != "server/discover" {
+		// The server refused the version agreed on (a server that answers
+		// server/discover but serves the rest in another era): agree on
+		// another, once, and send the request again.
+		if rerr := c.renegotiate(ctx, supported); rerr != nil {
+			return nil, rerr
+		}
+		raw, err = c.roundTripOnce(ctx, method, params)
+	}
 	for round := 0; err == nil && c.meta.Load() != nil && resultType(raw) == "input_required"; round++ {
 		if round == maxInputRounds {
 			return nil, wrap(method, ErrInputRounds)
