@@ -42,7 +42,7 @@ var probeTimeout = 3 * time.Second
 type discoverResult struct {
 	SupportedVersions []string            `json:"supportedVersions"`
 	Capabilities      *ServerCapabilities `json:"capabilities"`
-	Instructions      string             `json:"instructions,omitempty"`
+	Instructions      string              `json:"instructions,omitempty"`
 	Meta              struct {
 		ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo"`
 	} `json:"_meta"`
