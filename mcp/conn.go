@@ -128,7 +128,8 @@ type Connection struct {
 	conn    *jsonrpc2.Conn
 	stream  *connStream
 	logger  *slog.Logger
-	init    InitializeResult
+	init    InitializeResult // under initMu: a refused version can change it
+	initMu  sync.RWMutex
 	nextID  atomic.Uint64
 	pending pendingCalls
 	disp    *dispatcher
@@ -209,7 +210,11 @@ func newConnection(s Stream, opts *Options) *Connection {
 // InitializeResult returns what was agreed with the server: the protocol
 // version, the server's capabilities, info and instructions, from its
 // answer to initialize (legacy) or server/discover (modern).
-func (c *Connection) InitializeResult() InitializeResult { return c.init }
+func (c *Connection) InitializeResult() InitializeResult {
+	c.initMu.RLock()
+	defer c.initMu.RUnlock()
+	return c.init
+}
 
 // Call sends a request and decodes its result into result (a pointer; nil
 // discards it). Nil params omits them. It returns when the response arrives,

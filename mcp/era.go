@@ -113,8 +113,8 @@ func (c *Connection) handshake(ctx context.Context) error {
 		cache.setEra("")
 	}
 	defer func() {
-		if cache != nil && c.init.ProtocolVersion != "" {
-			if IsModern(c.init.ProtocolVersion) {
+		if v := c.InitializeResult().ProtocolVersion; cache != nil && v != "" {
+			if IsModern(v) {
 				cache.setEra(eraModern)
 			} else {
 				cache.setEra(eraLegacy)
@@ -203,25 +203,13 @@ func (c *Connection) discover(ctx context.Context, version string) error {
 			// Some servers take server/discover for the handshake and then
 			// refuse initialize as a duplicate: what discover said stands.
 			c.logger.Debug("mcp: initialize after server/discover refused; keeping what discover said", "err", err)
-			c.init = InitializeResult{ProtocolVersion: v, Instructions: res.Instructions}
-			if res.Capabilities != nil {
-				c.init.Capabilities = *res.Capabilities
-			}
-			if res.Meta.ServerInfo != nil {
-				c.init.ServerInfo = *res.Meta.ServerInfo
-			}
+			c.setInit(res.initializeResult(v))
 			return nil
 		}
 		return err
 	}
 	c.setVersion(v)
-	c.init = InitializeResult{ProtocolVersion: v, Instructions: res.Instructions}
-	if res.Capabilities != nil {
-		c.init.Capabilities = *res.Capabilities
-	}
-	if res.Meta.ServerInfo != nil {
-		c.init.ServerInfo = *res.Meta.ServerInfo
-	}
+	c.setInit(res.initializeResult(v))
 	return nil
 }
 
@@ -241,17 +229,33 @@ func (c *Connection) renegotiate(ctx context.Context, supported []string) error 
 		return &VersionError{Version: fmt.Sprint(supported)}
 	case IsModern(v):
 		c.setVersion(v)
-		c.init.ProtocolVersion = v
+		init := c.InitializeResult()
+		init.ProtocolVersion = v
+		c.setInit(init)
 		return nil
 	}
 	c.logger.Info("mcp: the server refused the modern protocol for requests; speaking the legacy one", "version", v)
 	c.setVersion("")
-	init := c.init
-	if err := c.initialize(ctx, v); err != nil {
-		c.init = init
-		return err
+	return c.initialize(ctx, v)
+}
+
+// initializeResult is what a DiscoverResult says, as InitializeResult
+// holds it, for version v.
+func (r *discoverResult) initializeResult(v string) InitializeResult {
+	init := InitializeResult{ProtocolVersion: v, Instructions: r.Instructions}
+	if r.Capabilities != nil {
+		init.Capabilities = *r.Capabilities
 	}
-	return nil
+	if r.Meta.ServerInfo != nil {
+		init.ServerInfo = *r.Meta.ServerInfo
+	}
+	return init
+}
+
+func (c *Connection) setInit(init InitializeResult) {
+	c.initMu.Lock()
+	c.init = init
+	c.initMu.Unlock()
 }
 
 // errNotDiscover is an answer to server/discover that is no DiscoverResult.
@@ -264,12 +268,14 @@ func (c *Connection) initialize(ctx context.Context, version string) error {
 		Capabilities:    c.opts.capabilities(),
 		ClientInfo:      c.clientInfo(),
 	}
-	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
+	var res InitializeResult
+	if err := c.call(ctx, "initialize", params, &res); err != nil {
 		return wrap("initialize", err)
 	}
-	if !slices.Contains(SupportedProtocolVersions, c.init.ProtocolVersion) || IsModern(c.init.ProtocolVersion) {
-		return &VersionError{Version: c.init.ProtocolVersion}
+	if !slices.Contains(SupportedProtocolVersions, res.ProtocolVersion) || IsModern(res.ProtocolVersion) {
+		return &VersionError{Version: res.ProtocolVersion}
 	}
+	c.setInit(res)
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return wrap("initialized", err)
 	}

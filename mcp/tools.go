@@ -92,7 +92,7 @@ func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
 		if ttl > 0 {
 			c.toolCache.setFor(tools, gen, ttl)
 		}
-	case c.init.Capabilities.Tools != nil && c.init.Capabilities.Tools.ListChanged:
+	case c.InitializeResult().Capabilities.Tools != nil && c.InitializeResult().Capabilities.Tools.ListChanged:
 		c.toolCache.set(tools, gen)
 	}
 	return tools, nil
