@@ -36,14 +36,45 @@ var benchTransports = []benchTransport{
 	}},
 }
 
+// benchConnect connects in the legacy era (the benchmarks' baseline);
+// benchConnectVersion in the one given ("" for the newest).
 func benchConnect(b *testing.B, t mcp.Transport) *mcp.Connection {
+	return benchConnectVersion(b, t, mcp.LatestLegacyVersion)
+}
+
+func benchConnectVersion(b *testing.B, t mcp.Transport, version string) *mcp.Connection {
 	b.Helper()
-	c, err := mcp.Connect(context.Background(), t, &mcp.Options{Logger: quiet})
+	c, err := mcp.Connect(context.Background(), t, &mcp.Options{Logger: quiet, ProtocolVersion: version})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.Close() })
 	return c
+}
+
+// BenchmarkCallToolEra compares a call in the two eras on the same
+// server: a modern call adds the per-request _meta (encoded once per
+// Connection) and the resultType check.
+func BenchmarkCallToolEra(b *testing.B) {
+	for _, bt := range benchTransports {
+		for _, era := range []struct{ name, version string }{{"legacy", mcp.LatestLegacyVersion}, {"modern", mcp.LatestProtocolVersion}} {
+			b.Run(bt.name+"/"+era.name, func(b *testing.B) {
+				c := benchConnectVersion(b, bt.new(), era.version)
+				if c.Modern() != (era.name == "modern") {
+					b.Fatalf("connected in the wrong era: %s", c.InitializeResult().ProtocolVersion)
+				}
+				ctx := context.Background()
+				args := map[string]string{"text": "hi"}
+				b.ReportAllocs()
+				for b.Loop() {
+					res, err := c.CallTool(ctx, "echo", args)
+					if err != nil || len(res.Content) != 1 {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
 
 func BenchmarkCallTool(b *testing.B) {

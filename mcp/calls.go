@@ -124,6 +124,19 @@ func appendRequest(b []byte, id uint64, method string, params any, meta []byte) 
 	}
 	b = append(b, `"method":`...)
 	b = appendString(b, method)
+	if p, ok := params.(callToolParams); ok && meta != nil && p.Meta == nil {
+		// The common call: _meta written in place, nothing moved.
+		b = append(b, `,"params":{"name":`...)
+		b = appendString(b, p.Name)
+		b = append(b, `,"arguments":`...)
+		var err error
+		if b, err = appendRaw(b, p.Arguments); err != nil {
+			return b, err
+		}
+		b = append(b, `,"_meta":{`...)
+		b = append(b, meta...)
+		return append(b, "}}}\n"...), nil
+	}
 	if params != nil || meta != nil {
 		b = append(b, `,"params":`...)
 		start := len(b)
@@ -160,7 +173,7 @@ func injectMeta(b []byte, start int, meta []byte) ([]byte, error) {
 	})
 	if at >= 0 {
 		if !empty {
-			return slices.Insert(b, at, append(slices.Clip(meta), ',')...), nil
+			b = slices.Insert(b, at, ',')
 		}
 		return slices.Insert(b, at, meta...), nil
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,18 +38,29 @@ type inputRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// resultType returns the resultType member of a result ("" when absent,
-// which means "complete").
-func resultType(raw []byte) string {
-	var rt string
+// streamBroken reports whether err is a *StreamBrokenError.
+func streamBroken(err error) bool {
+	var broken *StreamBrokenError
+	return errors.As(err, &broken)
+}
+
+// inputRequiredType is the resultType of an InputRequiredResult, as it
+// stands in a result.
+var inputRequiredType = []byte(`"input_required"`)
+
+// isInputRequired reports whether a result's resultType is
+// "input_required" (absent means "complete"). It looks at the top-level
+// members only and allocates nothing.
+func isInputRequired(raw []byte) bool {
+	found := false
 	ndjson.Members(raw, func(key, v []byte) bool {
 		if string(key) == "resultType" {
-			json.Unmarshal(v, &rt)
+			found = bytes.Equal(v, inputRequiredType)
 			return false
 		}
 		return true
 	})
-	return rt
+	return found
 }
 
 // roundTrip sends a request and returns its raw, complete result: on a
@@ -57,11 +69,12 @@ func resultType(raw []byte) string {
 // by ctx like the first.
 func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
 	raw, err := c.roundTripOnce(ctx, method, params)
-	var broken *StreamBrokenError
-	if err != nil && c.meta.Load() != nil && errors.As(err, &broken) && ctx.Err() == nil {
+	if err != nil && c.meta.Load() != nil && ctx.Err() == nil && streamBroken(err) {
 		raw, err = c.roundTripOnce(ctx, method, params) // a new request, as the spec asks
 	}
-	if supported, ok := unsupportedVersion(err); ok && c.meta.Load() != nil && ctx.Err() == nil && method != "server/discover" {
+	if err == nil || c.meta.Load() == nil {
+		// the common case: nothing to retry
+	} else if supported, ok := unsupportedVersion(err); ok && ctx.Err() == nil && method != "server/discover" {
 		// The server refused the version agreed on (a server that answers
 		// server/discover but serves the rest in another era): agree on
 		// another, once, and send the request again.
@@ -70,7 +83,7 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 		}
 		raw, err = c.roundTripOnce(ctx, method, params)
 	}
-	for round := 0; err == nil && c.meta.Load() != nil && resultType(raw) == "input_required"; round++ {
+	for round := 0; err == nil && c.meta.Load() != nil && isInputRequired(raw); round++ {
 		if round == maxInputRounds {
 			return nil, wrap(method, ErrInputRounds)
 		}

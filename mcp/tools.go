@@ -151,7 +151,9 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	if hs, ok := c.paramHeaders.Load(name); ok && c.meta.Load() != nil {
+	if c.meta.Load() == nil || !c.overHTTP() {
+		// no headers to mirror
+	} else if hs, ok := c.paramHeaders.Load(name); ok {
 		h, err := paramHeaderValues(hs.([]paramHeader), arguments)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", errHeaders, err)

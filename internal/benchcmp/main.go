@@ -306,7 +306,7 @@ func oneLine(s string) string {
 type mcplugClient struct{ c *mcp.Connection }
 
 func connectMcplug(ctx context.Context, exe string) (client, error) {
-	c, err := mcp.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(exe, "serve")}, nil)
+	c, err := mcp.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(exe, "serve")}, &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion}) // the peers speak 2025-11-25
 	if err != nil {
 		return nil, err
 	}

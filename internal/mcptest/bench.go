@@ -78,6 +78,9 @@ const (
 	benchInit  = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1.0.0"}}`
 	benchTools = `{"tools":[{"name":"echo","description":"Answer a short text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},{"name":"big","description":"Answer size bytes of text.","inputSchema":{"type":"object","properties":{"size":{"type":"integer"}}}}]}`
 	benchEcho  = `{"content":[{"type":"text","text":"hello from the bench server"}]}`
+	// It is dual-era: server/discover makes a client that probes speak
+	// 2026-07-28 with it.
+	benchDiscover = `{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0.0"}},"ttlMs":0,"cacheScope":"public"}`
 )
 
 var bigResults sync.Map // size → []byte
@@ -86,6 +89,8 @@ func benchResult(method, tool string, size int) []byte {
 	switch method {
 	case "initialize":
 		return []byte(benchInit)
+	case "server/discover":
+		return []byte(benchDiscover)
 	case "tools/list":
 		return []byte(benchTools)
 	case "tools/call":
