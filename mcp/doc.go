@@ -13,8 +13,15 @@
 // value with ReadObject, WriteObject and Close (every
 // github.com/sourcegraph/jsonrpc2 ObjectStream qualifies).
 //
-// [Connect] runs the initialize handshake over a Transport and returns a
-// ready [*Connection]. Its methods follow one shape, (ctx, params) (result,
+// [Connect] agrees on a protocol version over a Transport and returns a
+// ready [*Connection]: with a modern server (2026-07-28) every request
+// carries the version, capabilities and client info in its _meta, and
+// input the server needs comes as an input_required result that the
+// Connection answers and retries (multi round-trip requests); with a
+// legacy one (2025-11-25 and earlier) it runs the initialize handshake and
+// serves the server's own requests. Connect probes with server/discover to
+// tell which; Options.ProtocolVersion pins one. Every method works the same
+// in both eras. Its methods follow one shape, (ctx, params) (result,
 // error): [Connection.Tools] lists every page of tools/list,
 // [Connection.CallTool] calls one tool, and [Connection.Call] and
 // [Connection.Notify] send any other method. A [Manager] owns many named
