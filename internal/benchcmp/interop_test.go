@@ -101,6 +101,12 @@ func goSDKServer(kind string) *gosdk.Server {
 		}
 		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "late"}}}, nil, nil
 	})
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "grow"}, func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
+		gosdk.AddTool(srv, &gosdk.Tool{Name: "grown"}, func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
+			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "new"}}}, nil, nil
+		})
+		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: "grew"}}}, nil, nil
+	})
 	srv.AddResource(&gosdk.Resource{URI: "file:///readme", Name: "readme", MIMEType: "text/plain"},
 		func(context.Context, *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
 			return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: "file:///readme", MIMEType: "text/plain", Text: "read me"}}}, nil
@@ -146,7 +152,9 @@ func TestInteropWithGoSDKServers(t *testing.T) {
 			t.Run(kind+" over "+tname, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
+				changed := make(chan struct{}, 8)
 				c, err := mcp.Connect(ctx, transports[tname](t, kind), &mcp.Options{
+					ToolListChanged: func(*mcp.Connection) { changed <- struct{}{} },
 					Logger: slog.New(slog.DiscardHandler),
 					Roots:  []mcp.Root{{URI: "file:///work"}},
 					ElicitForm: func(context.Context, *mcp.Connection, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -164,7 +172,7 @@ func TestInteropWithGoSDKServers(t *testing.T) {
 
 				tools, err := c.Tools(ctx)
 				require.NoError(t, err)
-				assert.Len(t, tools, 5)
+				assert.Len(t, tools, 6)
 				call := func(name string, args any) string {
 					t.Helper()
 					res, err := c.CallTool(ctx, name, args)
@@ -188,6 +196,18 @@ func TestInteropWithGoSDKServers(t *testing.T) {
 				done, err := c.Complete(ctx, &mcp.CompleteParams{Ref: mcp.PromptRef("greet"), Argument: mcp.CompleteArgument{Name: "who", Value: "go"}})
 				require.NoError(t, err)
 				assert.Equal(t, []string{"golang"}, done.Completion.Values)
+
+				// A change of tools reaches the handler: through
+				// subscriptions/listen (modern) or unasked (legacy).
+				assert.Equal(t, "grew", call("grow", nil))
+				select {
+				case <-changed:
+				case <-ctx.Done():
+					t.Fatal("notifications/tools/list_changed never came")
+				}
+				tools, err = c.Tools(ctx)
+				require.NoError(t, err)
+				assert.Len(t, tools, 7, "the new tool is listed")
 
 				short, stop := context.WithTimeout(ctx, 200*time.Millisecond)
 				defer stop()
