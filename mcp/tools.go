@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"sync"
@@ -151,16 +152,24 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	if c.meta.Load() == nil || !c.overHTTP() {
-		// no headers to mirror
-	} else if hs, ok := c.paramHeaders.Load(name); ok {
-		h, err := paramHeaderValues(hs.([]paramHeader), arguments)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errHeaders, err)
-		}
-		ctx = withHeaders(ctx, h)
+	mirrored := c.meta.Load() != nil && c.overHTTP()
+	callCtx, err := c.toolHeaders(ctx, mirrored, name, arguments)
+	if err != nil {
+		return nil, err
 	}
-	raw, err := c.roundTrip(ctx, "tools/call", callToolParams{Name: name, Arguments: arguments})
+	raw, err := c.roundTrip(callCtx, "tools/call", callToolParams{Name: name, Arguments: arguments})
+	if mirrored && err != nil && isCode(err, CodeHeaderMismatch) && ctx.Err() == nil {
+		// The server's idea of the tool's x-mcp-header parameters differs
+		// from the last listing: list the tools again and retry, once, as
+		// the spec suggests.
+		c.toolCache.invalidate()
+		if _, lerr := c.Tools(ctx); lerr == nil {
+			if callCtx, err = c.toolHeaders(ctx, mirrored, name, arguments); err != nil {
+				return nil, err
+			}
+			raw, err = c.roundTrip(callCtx, "tools/call", callToolParams{Name: name, Arguments: arguments})
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +187,30 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 		return nil, err
 	}
 	return res, nil
+}
+
+// isCode reports whether err is the server's JSON-RPC error code.
+func isCode(err error, code int64) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// toolHeaders returns ctx carrying the Mcp-Param headers of a call to tool
+// name with arguments, when the call goes over Streamable HTTP to a modern
+// server (mirrored).
+func (c *Connection) toolHeaders(ctx context.Context, mirrored bool, name string, arguments json.RawMessage) (context.Context, error) {
+	if !mirrored {
+		return ctx, nil
+	}
+	hs, ok := c.paramHeaders.Load(name)
+	if !ok {
+		return ctx, nil
+	}
+	h, err := paramHeaderValues(hs.([]paramHeader), arguments)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errHeaders, err)
+	}
+	return withHeaders(ctx, h), nil
 }
 
 // checkContent rejects content blocks that are not objects with a "type":
