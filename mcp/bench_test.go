@@ -63,15 +63,7 @@ func BenchmarkCallToolEra(b *testing.B) {
 				if c.Modern() != (era.name == "modern") {
 					b.Fatalf("connected in the wrong era: %s", c.InitializeResult().ProtocolVersion)
 				}
-				ctx := context.Background()
-				args := map[string]string{"text": "hi"}
-				b.ReportAllocs()
-				for b.Loop() {
-					res, err := c.CallTool(ctx, "echo", args)
-					if err != nil || len(res.Content) != 1 {
-						b.Fatal(err)
-					}
-				}
+				benchEcho(b, c)
 			})
 		}
 	}
@@ -79,18 +71,20 @@ func BenchmarkCallToolEra(b *testing.B) {
 
 func BenchmarkCallTool(b *testing.B) {
 	for _, bt := range benchTransports {
-		b.Run(bt.name, func(b *testing.B) {
-			c := benchConnect(b, bt.new())
-			ctx := context.Background()
-			args := map[string]string{"text": "hi"}
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := c.CallTool(ctx, "echo", args)
-				if err != nil || len(res.Content) != 1 {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(bt.name, func(b *testing.B) { benchEcho(b, benchConnect(b, bt.new())) })
+	}
+}
+
+// benchEcho calls echo with a small argument, b.N times.
+func benchEcho(b *testing.B, c *mcp.Connection) {
+	ctx := context.Background()
+	args := map[string]string{"text": "hi"}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := c.CallTool(ctx, "echo", args)
+		if err != nil || len(res.Content) != 1 {
+			b.Fatal(err)
+		}
 	}
 }
 

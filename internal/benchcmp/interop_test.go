@@ -155,8 +155,8 @@ func TestInteropWithGoSDKServers(t *testing.T) {
 				changed := make(chan struct{}, 8)
 				c, err := mcp.Connect(ctx, transports[tname](t, kind), &mcp.Options{
 					ToolListChanged: func(*mcp.Connection) { changed <- struct{}{} },
-					Logger: slog.New(slog.DiscardHandler),
-					Roots:  []mcp.Root{{URI: "file:///work"}},
+					Logger:          slog.New(slog.DiscardHandler),
+					Roots:           []mcp.Root{{URI: "file:///work"}},
 					ElicitForm: func(context.Context, *mcp.Connection, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "octocat"}}, nil
 					},
