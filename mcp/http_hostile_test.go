@@ -338,48 +338,15 @@ func TestLegacySSEKeepsWriteOrder(t *testing.T) {
 	noLeaks(t)
 	var mu sync.Mutex
 	var order []string
-	var stream chan []byte
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
-		ch := make(chan []byte, 16)
-		mu.Lock()
-		stream = ch
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		sseWrite(w, "event: endpoint\ndata: /messages\n\n")
-		for {
-			select {
-			case b := <-ch:
-				sseWrite(w, "event: message\ndata: %s\n\n", b)
-			case <-r.Context().Done():
-				return
-			}
-		}
-	})
-	mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
-		var m rpcMsg
-		json.NewDecoder(r.Body).Decode(&m)
+	l := &legacyServer{endpoint: "/messages", onPost: func(m rpcMsg) {
 		if m.Method == "notifications/initialized" {
 			time.Sleep(50 * time.Millisecond) // a slow server: what is sent meanwhile must wait
 		}
 		mu.Lock()
 		order = append(order, m.Method)
 		mu.Unlock()
-		w.WriteHeader(http.StatusAccepted)
-		if m.ID == nil {
-			return
-		}
-		var res any = map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}
-		if m.Method == "initialize" {
-			res = map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "legacy", "version": "1"}}
-		}
-		b, _ := json.Marshal(result(m.ID, res))
-		mu.Lock()
-		stream <- b
-		mu.Unlock()
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	}}
+	srv := l.start(t)
 	c := httpConnect(t, &mcp.SSETransport{URL: srv.URL + "/sse"}, nil)
 	_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
 	require.NoError(t, err)

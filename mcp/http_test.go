@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -325,20 +326,46 @@ func TestStreamableHTTP(t *testing.T) {
 
 // legacyFake is a server of the 2024-11-05 HTTP+SSE transport.
 func legacyFake(t *testing.T, endpoint string) *httptest.Server {
-	var mu sync.Mutex
-	var stream chan []byte
+	return (&legacyServer{endpoint: endpoint}).start(t)
+}
+
+// legacyServer is a scriptable server of the 2024-11-05 HTTP+SSE
+// transport. Each GET /sse opens a session (numbered from 1) whose endpoint
+// event is endpoint, with the session's number for a %d in it; a POST's
+// answer goes to the stream of the session its ?s= names, else the latest.
+type legacyServer struct {
+	endpoint string
+	onPost   func(m rpcMsg)                  // sees each POSTed message before it is answered
+	answer   func(session int, m rpcMsg) any // nil: the default answers
+
+	mu       sync.Mutex
+	sessions int
+	streams  map[int]chan []byte
+	drops    map[int]chan struct{}
+}
+
+func (l *legacyServer) start(t *testing.T) *httptest.Server {
+	l.streams, l.drops = map[int]chan []byte{}, map[int]chan struct{}{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
-		ch := make(chan []byte, 16)
-		mu.Lock()
-		stream = ch
-		mu.Unlock()
+		ch, gone := make(chan []byte, 16), make(chan struct{})
+		l.mu.Lock()
+		l.sessions++
+		n := l.sessions
+		l.streams[n], l.drops[n] = ch, gone
+		l.mu.Unlock()
+		endpoint := l.endpoint
+		if strings.Contains(endpoint, "%d") {
+			endpoint = fmt.Sprintf(endpoint, n)
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		sseWrite(w, "event: endpoint\ndata: %s\n\n", endpoint)
 		for {
 			select {
 			case b := <-ch:
 				sseWrite(w, "event: message\ndata: %s\n\n", b)
+			case <-gone: // the server restarts: the stream ends
+				return
 			case <-r.Context().Done():
 				return
 			}
@@ -350,27 +377,51 @@ func legacyFake(t *testing.T, endpoint string) *httptest.Server {
 	mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
 		var m rpcMsg
 		json.NewDecoder(r.Body).Decode(&m)
+		if l.onPost != nil {
+			l.onPost(m)
+		}
 		w.WriteHeader(http.StatusAccepted)
 		if m.ID == nil || m.Method == "" {
 			return
 		}
-		var res any = map[string]any{}
-		switch m.Method {
-		case "initialize":
-			res = map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "legacy", "version": "1"}}
-		case "tools/list":
-			res = map[string]any{"tools": []any{map[string]any{"name": "old", "inputSchema": map[string]any{"type": "object"}}}}
-		case "tools/call":
-			res = map[string]any{"content": []any{map[string]any{"type": "text", "text": "from the old transport"}}}
+		l.mu.Lock()
+		n := l.sessions
+		l.mu.Unlock()
+		fmt.Sscanf(r.URL.Query().Get("s"), "%d", &n)
+		var res any
+		if l.answer != nil {
+			res = l.answer(n, m)
+		} else {
+			res = legacyAnswer(m)
 		}
 		b, _ := json.Marshal(result(m.ID, res))
-		mu.Lock()
-		stream <- b
-		mu.Unlock()
+		l.mu.Lock()
+		l.streams[n] <- b
+		l.mu.Unlock()
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// drop ends the stream of session n, as a server restart would.
+func (l *legacyServer) drop(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	close(l.drops[n])
+}
+
+// legacyAnswer is the default answer of a legacyServer.
+func legacyAnswer(m rpcMsg) any {
+	switch m.Method {
+	case "initialize":
+		return map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "legacy", "version": "1"}}
+	case "tools/list":
+		return map[string]any{"tools": []any{map[string]any{"name": "old", "inputSchema": map[string]any{"type": "object"}}}}
+	case "tools/call":
+		return map[string]any{"content": []any{map[string]any{"type": "text", "text": "from the old transport"}}}
+	}
+	return map[string]any{}
 }
 
 func TestLegacySSE(t *testing.T) {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -334,65 +332,23 @@ func TestManagerReconnect(t *testing.T) {
 
 func TestManagerReconnectsARemoteServer(t *testing.T) {
 	noLeaks(t)
-	var mu sync.Mutex
-	sessions := 0
-	streams := map[int]chan []byte{}
-	drop := map[int]chan struct{}{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		sessions++
-		n := sessions
-		ch, gone := make(chan []byte, 16), make(chan struct{})
-		streams[n], drop[n] = ch, gone
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		sseWrite(w, "event: endpoint\ndata: /messages?s=%d\n\n", n)
-		for {
-			select {
-			case b := <-ch:
-				sseWrite(w, "event: message\ndata: %s\n\n", b)
-			case <-gone: // the server restarts: the stream ends
-				return
-			case <-r.Context().Done():
-				return
-			}
-		}
-	})
-	mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
-		var m rpcMsg
-		json.NewDecoder(r.Body).Decode(&m)
-		w.WriteHeader(http.StatusAccepted)
-		if m.ID == nil || m.Method == "" {
-			return
-		}
-		n := 0
-		fmt.Sscanf(r.URL.Query().Get("s"), "%d", &n)
-		var res any = map[string]any{}
+	l := &legacyServer{endpoint: "/messages?s=%d", answer: func(session int, m rpcMsg) any {
 		switch m.Method {
-		case "initialize":
-			res = map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "legacy", "version": "1"}}
 		case "tools/list":
-			res = map[string]any{"tools": []any{map[string]any{"name": "where", "inputSchema": map[string]any{"type": "object"}}}}
+			return map[string]any{"tools": []any{map[string]any{"name": "where", "inputSchema": map[string]any{"type": "object"}}}}
 		case "tools/call":
-			res = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("session %d", n)}}}
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("session %d", session)}}}
 		}
-		b, _ := json.Marshal(result(m.ID, res))
-		mu.Lock()
-		streams[n] <- b
-		mu.Unlock()
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+		return legacyAnswer(m)
+	}}
+	srv := l.start(t)
 	m := newManager(t, configOf(t, map[string]any{"remote": map[string]any{"type": "sse", "url": srv.URL + "/sse"}}),
 		&mcp.ManagerOptions{RestartBackoff: 10 * time.Millisecond})
 	ctx := ctxTimeout(t, 10*time.Second)
 	res, err := m.CallTool(ctx, "mcp__remote__where", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "session 1", res.Text())
-	mu.Lock()
-	close(drop[1])
-	mu.Unlock()
+	l.drop(1)
 	require.Eventually(t, func() bool {
 		res, err := m.CallTool(ctx, "mcp__remote__where", nil)
 		return err == nil && res.Text() == "session 2"
