@@ -325,3 +325,51 @@ func TestModernHTTPHeaderMismatchRelists(t *testing.T) {
 	assert.Equal(t, []string{"", "eu-west"}, calls, "refused without the header, then sent with it after listing again")
 	assert.Equal(t, 2, lists)
 }
+
+func TestModernHTTPBrokenStreamSendsTheRequestAgain(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var ids []string
+	var headers []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var m rpcMsg
+		json.NewDecoder(r.Body).Decode(&m)
+		switch m.Method {
+		case "server/discover":
+			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}}}))
+		case "tools/call":
+			mu.Lock()
+			ids = append(ids, string(m.ID))
+			headers = append(headers, r.Header.Clone())
+			first := len(ids) == 1
+			mu.Unlock()
+			if first { // the stream breaks before the response
+				w.Header().Set("Content-Type", "text/event-stream")
+				sseWrite(w, "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+				return
+			}
+			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": "second time"}}}))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+	require.True(t, c.Modern())
+	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "t", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "second time", res.Text())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, ids, 2)
+	assert.NotEqual(t, ids[0], ids[1], "a new request, with a new id")
+	for _, h := range headers {
+		assert.Empty(t, h.Get("Last-Event-ID"), "no resumption in this era")
+		assert.Empty(t, h.Get("Mcp-Session-Id"))
+		assert.Equal(t, "2026-07-28", h.Get("MCP-Protocol-Version"))
+		assert.Equal(t, "tools/call", h.Get("Mcp-Method"))
+		assert.Equal(t, "t", h.Get("Mcp-Name"))
+	}
+}
