@@ -31,8 +31,10 @@ type Options struct {
 	// back. It must be one of SupportedProtocolVersions.
 	ProtocolVersion string
 
-	// Logger receives the connection's diagnostics: skipped lines, dropped
-	// notifications, late responses. Nil means slog.Default().
+	// Logger receives the connection's diagnostics: dropped notifications,
+	// late responses, refused server requests, protocol fallbacks. (Lines
+	// a stdio server writes that are not messages go to
+	// CommandTransport.Logger.) Nil means slog.Default().
 	Logger *slog.Logger
 
 	// Notification handlers. Each runs on the connection's dispatcher
@@ -369,7 +371,7 @@ func responseError(raw []byte) error {
 		return &badResult{fmt.Errorf("error member: %w", err)}
 	}
 	if tl, ok := ndjson.TooLarge(e.Code, e.Data); ok {
-		return tl
+		return &MessageTooLargeError{Size: tl.Size, Max: tl.Max}
 	}
 	if err, ok := transportError(e.Data); ok {
 		return err // a failed HTTP exchange, not the server's answer

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // ErrClosed is matched (errors.Is) by every error that reports a connection
@@ -83,10 +81,17 @@ func lastLines(s string, n, max int) string {
 	return out
 }
 
-// MessageTooLargeError reports a message longer than the configured maximum
-// message size. For a response it is the error of that one call; the
-// connection goes on.
-type MessageTooLargeError = ndjson.TooLargeError
+// MessageTooLargeError reports a message longer than the configured
+// maximum (MaxMessageSize): that call fails with it, and the connection
+// goes on. Match it with errors.As.
+type MessageTooLargeError struct {
+	Size int64 // bytes in the message
+	Max  int   // the configured maximum
+}
+
+func (e *MessageTooLargeError) Error() string {
+	return fmt.Sprintf("mcp: message of %d bytes exceeds the maximum of %d bytes (raise MaxMessageSize)", e.Size, e.Max)
+}
 
 // VersionError reports a server that answered initialize with a protocol
 // version this client does not speak.
