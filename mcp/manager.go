@@ -48,6 +48,15 @@ type ManagerOptions struct {
 	// Manager.Approve.
 	ApproveServer func(ctx context.Context, sc *ServerConfig) bool
 
+	// ServerOptions, if set, gives the Options of each server's
+	// Connection, as a function of the server's name and config entry (nil
+	// for a server added with Add): the handlers for sampling, elicitation,
+	// roots, logging and list changes, which so know the server that asks.
+	// It is called at each connection. The Manager fills in ClientInfo and
+	// Logger where they are empty, and calls its own tool-list refresh
+	// beside the ToolListChanged given. Nil means no handlers.
+	ServerOptions func(name string, sc *ServerConfig) *Options
+
 	// ClientInfo and Logger are passed to every Connection (see Options).
 	ClientInfo *Implementation
 	Logger     *slog.Logger
@@ -458,11 +467,7 @@ func (m *Manager) dialCtx(ctx context.Context, s *server) (*Connection, []Tool, 
 	if err != nil {
 		return nil, nil, err
 	}
-	conn, err := Connect(ctx, t, &Options{
-		ClientInfo:      m.opts.ClientInfo,
-		Logger:          m.logger.With("server", s.name),
-		ToolListChanged: func(*Connection) { m.toolsChanged(s) },
-	})
+	conn, err := Connect(ctx, t, m.connOptions(s))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -474,6 +479,43 @@ func (m *Manager) dialCtx(ctx context.Context, s *server) (*Connection, []Tool, 
 		}
 	}
 	return conn, tools, nil
+}
+
+// connOptions are the Options of s's next Connection.
+func (m *Manager) connOptions(s *server) *Options {
+	var opts Options
+	if m.opts.ServerOptions != nil {
+		if o := m.opts.ServerOptions(s.name, s.cfg); o != nil {
+			opts = *o
+		}
+	}
+	if opts.ClientInfo == nil {
+		opts.ClientInfo = m.opts.ClientInfo
+	}
+	if opts.Logger == nil {
+		opts.Logger = m.logger.With("server", s.name)
+	}
+	theirs := opts.ToolListChanged
+	opts.ToolListChanged = func(c *Connection) {
+		m.toolsChanged(s)
+		if theirs != nil {
+			theirs(c)
+		}
+	}
+	return &opts
+}
+
+// Connection returns the live Connection of the server name, connecting
+// it first if it was not yet (as Connect does) and waiting while it is
+// being connected or reconnected, as long as ctx allows. The Connection
+// stays the Manager's: closing it makes the Manager reconnect the server.
+func (m *Manager) Connection(ctx context.Context, name string) (*Connection, error) {
+	s, err := m.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	m.start(s)
+	return m.wait(ctx, s)
 }
 
 // Approve approves the project server name for this Manager's life (see

@@ -483,3 +483,48 @@ func TestManagerExposedNamesAreUnique(t *testing.T) {
 		assert.NotEmpty(t, res.Text())
 	}
 }
+
+func TestManagerAsAHost(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	asked := map[string]string{} // server → what it asked for
+	m := newManager(t, nil, &mcp.ManagerOptions{ServerOptions: func(name string, _ *mcp.ServerConfig) *mcp.Options {
+		return &mcp.Options{
+			Sampling: func(context.Context, *mcp.Connection, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				mu.Lock()
+				asked[name] = "sampling"
+				mu.Unlock()
+				return &mcp.CreateMessageResult{Role: "assistant", Content: []mcp.Content{{Type: "text", Text: "from " + name}}, Model: "m"}, nil
+			},
+			ElicitForm: func(context.Context, *mcp.Connection, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				asked[name] = "elicitation"
+				mu.Unlock()
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			},
+			Roots: []mcp.Root{{URI: "file:///" + name}},
+		}
+	}})
+	require.NoError(t, m.Add("sampler", ask("sampling/createMessage", map[string]any{"messages": []any{}, "maxTokens": 1}).Transport()))
+	require.NoError(t, m.Add("former", ask("elicitation/create", map[string]any{"message": "?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}).Transport()))
+	require.NoError(t, m.Add("rooted", ask("roots/list", nil).Transport()))
+	ctx := ctxTimeout(t, 10*time.Second)
+	res, err := m.CallTool(ctx, "mcp__sampler__echo", nil)
+	require.NoError(t, err)
+	assert.Contains(t, res.Text(), "from sampler", "the handler knew which server asked")
+	res, err = m.CallTool(ctx, "mcp__former__echo", nil)
+	require.NoError(t, err)
+	assert.Contains(t, res.Text(), `"decline"`)
+	res, err = m.CallTool(ctx, "mcp__rooted__echo", nil)
+	require.NoError(t, err)
+	assert.Contains(t, res.Text(), "file:///rooted")
+	mu.Lock()
+	assert.Equal(t, map[string]string{"sampler": "sampling", "former": "elicitation"}, asked)
+	mu.Unlock()
+
+	c, err := m.Connection(ctx, "rooted")
+	require.NoError(t, err)
+	assert.Equal(t, "fake", c.InitializeResult().ServerInfo.Name)
+	_, err = m.Connection(ctx, "nope")
+	assert.Error(t, err)
+}
