@@ -30,8 +30,10 @@ type Agent struct {
 	Model  Model
 	System string
 
-	// Tools are listed on the first Chat, not before: a Manager among them
-	// starts its servers then. Later Chats reuse the list.
+	// Tools are listed before every model turn, not before the first
+	// Chat: a Manager among them starts its servers then, and a server
+	// whose tools change (notifications/tools/list_changed) offers its new
+	// list on the next turn. A name two providers claim is an error.
 	Tools []ToolProvider
 
 	// MaxSteps bounds the model calls of one Chat. Zero means
@@ -81,13 +83,6 @@ func (a *Agent) History() []Message { return a.history }
 // answers without calling a tool, returning that answer. Every tool call
 // gets a result in the history, also when Chat returns an error.
 func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
-	if a.tools == nil {
-		ts, err := loadTools(ctx, a.Tools)
-		if err != nil {
-			return "", err
-		}
-		a.tools = ts
-	}
 	a.history = append(a.history, Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: userText}}})
 	maxSteps := a.MaxSteps
 	if maxSteps <= 0 {
@@ -98,6 +93,11 @@ func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
 		out = io.Discard
 	}
 	for range maxSteps {
+		ts, err := loadTools(ctx, a.Tools)
+		if err != nil {
+			return "", err
+		}
+		a.tools = ts
 		wrote := false
 		resp, err := a.Model.Generate(ctx, &Request{System: a.System, Messages: a.history, Tools: a.tools.tools},
 			func(text string) {

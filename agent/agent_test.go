@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -298,5 +299,82 @@ func TestEveryBlockSentToTheModelIsBounded(t *testing.T) {
 		require.Equal(t, agent.BlockText, c[0].Type)
 		assert.Contains(t, c[0].Text, "[image: image/png, 3000 bytes base64: not shown")
 		assert.Equal(t, 3, strings.Count(c[0].Text, "not shown"), "the too large one and the two past the count")
+	})
+}
+
+// growing is a provider whose tool grow adds a tool.
+type growing struct {
+	mu    sync.Mutex
+	funcs agent.Funcs
+}
+
+func (g *growing) Tools(ctx context.Context) ([]mcp.Tool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.funcs.Tools(ctx)
+}
+
+func (g *growing) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	if name == "grow" {
+		g.mu.Lock()
+		g.funcs = append(g.funcs, agent.Func{Tool: mcp.Tool{Name: "grown"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return agent.Text("I am new"), nil
+		}})
+		g.mu.Unlock()
+		return agent.Text("grew"), nil
+	}
+	g.mu.Lock()
+	f := g.funcs
+	g.mu.Unlock()
+	return f.CallTool(ctx, name, args)
+}
+
+func TestTheAgentKeepsUpWithToolChanges(t *testing.T) {
+	t.Run("a tool added during a turn is offered on the next", func(t *testing.T) {
+		g := &growing{funcs: agent.Funcs{{Tool: mcp.Tool{Name: "grow"}}}}
+		s := &script{replies: []*agent.Response{call("grow", `{}`), call("grown", `{}`), answer("done")}}
+		a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{g}}
+		got, err := a.Chat(context.Background(), "go")
+		require.NoError(t, err)
+		assert.Equal(t, "done", got)
+		require.Len(t, s.requests, 3)
+		assert.Len(t, s.requests[0].Tools, 1)
+		assert.Len(t, s.requests[1].Tools, 2, "the next turn sees the new tool")
+		assert.Equal(t, "I am new", lastResult(t, s).Content[0].Text)
+	})
+	t.Run("an MCP server's list_changed reaches the next Chat of the same Agent", func(t *testing.T) {
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+		var mu sync.Mutex
+		tools := []json.RawMessage{mcptest.DefaultTools[0]}
+		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+			"tools/list": func(s *mcptest.Session, m *mcptest.Message) {
+				mu.Lock()
+				defer mu.Unlock()
+				s.Reply(m.ID, map[string]any{"tools": tools})
+			},
+			"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+				mu.Lock()
+				tools = append(tools, mcptest.Raw(map[string]any{"name": "later", "inputSchema": map[string]any{"type": "object"}}))
+				mu.Unlock()
+				s.Notify("notifications/tools/list_changed", nil)
+				s.Reply(m.ID, mcptest.TextResult("added"))
+			},
+		}}
+		m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
+		defer m.Close()
+		require.NoError(t, m.Add("s", srv.Transport()))
+		s := &script{replies: []*agent.Response{call("mcp__s__echo", `{"text":"x"}`), answer("one"), answer("two")}}
+		a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{m}}
+		_, err := a.Chat(context.Background(), "first")
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			ts, _ := m.Tools(context.Background())
+			return len(ts) == 2
+		}, 10*time.Second, time.Millisecond, "the Manager refreshed its list")
+		_, err = a.Chat(context.Background(), "second")
+		require.NoError(t, err)
+		require.Len(t, s.requests, 3)
+		assert.Len(t, s.requests[0].Tools, 1)
+		assert.Len(t, s.requests[2].Tools, 2, "the same Agent offers the new tool")
 	})
 }
