@@ -183,3 +183,34 @@ func TestConfigScopes(t *testing.T) {
 	m := newManager(t, cfg, nil)
 	assert.Contains(t, statusOf(m)["shared"].Warnings[0], "replaces the user server", "and Status shows it")
 }
+
+func TestStdioServersRunInTheProject(t *testing.T) {
+	noLeaks(t)
+	home, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	sub := filepath.Join(project, "tools")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	project, _ = filepath.EvalSymlinks(project)
+	entry := func(cwd string) string {
+		e := `{"command": "` + os.Args[0] + `", "args": ["-test.run=^$"], "env": {"MCPTEST_SCENARIO": "where"}`
+		if cwd != "" {
+			e += `, "cwd": "` + cwd + `"`
+		}
+		return e + `}`
+	}
+	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"plain": `+entry("")+`, "relative": `+entry("tools")+`, "absolute": `+entry(home)+`}}`)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true}`)
+	cfg, err := mcp.LoadConfig(project)
+	require.NoError(t, err)
+	m := newManager(t, cfg, nil)
+	ctx := ctxTimeout(t, 30*time.Second)
+	for name, wantDir := range map[string]string{"plain": project, "relative": filepath.Join(project, "tools"), "absolute": home} {
+		res, err := m.CallTool(ctx, "mcp__"+name+"__where", nil)
+		require.NoError(t, err, name)
+		dir, projectEnv, _ := strings.Cut(res.Text(), "|")
+		got, _ := filepath.EvalSymlinks(dir)
+		want, _ := filepath.EvalSymlinks(wantDir)
+		assert.Equal(t, want, got, name)
+		assert.Equal(t, project, projectEnv, "%s: CLAUDE_PROJECT_DIR", name)
+	}
+}

@@ -50,6 +50,11 @@ type ServerConfig struct {
 	// Warnings are notes about the entry, such as a project entry that
 	// replaces a user's server of the same name.
 	Warnings []string `json:"-"`
+	// ProjectDir is the absolute project directory of a config from
+	// LoadConfig (empty otherwise). A stdio server runs there unless Cwd
+	// says otherwise (a relative Cwd or command is taken from there), with
+	// CLAUDE_PROJECT_DIR set to it, as Claude Code runs it.
+	ProjectDir string `json:"-"`
 
 	// Extra keeps the entry's fields this package does not know.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -260,6 +265,7 @@ func LoadConfig(project string) (*Config, error) {
 		}
 	}
 	for _, sc := range cfg.Servers {
+		sc.ProjectDir = abs
 		if sc.Scope == ScopeProject {
 			sc.Approval = approvals.decide(sc.Name)
 		}
@@ -591,8 +597,14 @@ func (sc *ServerConfig) Transport() (Transport, error) {
 	case TypeStdio, "":
 		cmd := exec.Command(sc.Command, sc.Args...)
 		cmd.Dir = sc.Cwd
-		if len(sc.Env) > 0 {
+		if sc.ProjectDir != "" && !filepath.IsAbs(cmd.Dir) {
+			cmd.Dir = filepath.Join(sc.ProjectDir, cmd.Dir) // a relative command or cwd is the project's
+		}
+		if len(sc.Env) > 0 || sc.ProjectDir != "" {
 			cmd.Env = os.Environ()
+			if sc.ProjectDir != "" {
+				cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+sc.ProjectDir)
+			}
 			for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
 				cmd.Env = append(cmd.Env, k+"="+sc.Env[k])
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -188,6 +189,9 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 	if cfg != nil {
 		for _, name := range cfg.Names() {
 			sc := cfg.Servers[name]
+			if len(sc.Extra) > 0 { // kept, never fatal
+				m.logger.Debug("mcp: config entry has fields this package does not use", "server", name, "fields", slices.Sorted(maps.Keys(sc.Extra)))
+			}
 			s := &server{name: name, kind: sc.Type, cfg: sc, state: StatePending, changed: make(chan struct{})}
 			switch {
 			case sc.Err != nil:

@@ -66,6 +66,17 @@ var scenarios = map[string]func(){
 	"modern":   func() { serveStdio(&Server{Versions: Modern}) },
 	"dual-era": func() { serveStdio(&Server{Versions: DualEra}) },
 
+	// tools/call "where" answers its working directory and
+	// $CLAUDE_PROJECT_DIR.
+	"where": func() {
+		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+			"where": func(map[string]any) any {
+				wd, _ := os.Getwd()
+				return TextResult(wd + "|" + os.Getenv("CLAUDE_PROJECT_DIR"))
+			},
+		}})
+	},
+
 	// The demo's add server (examples/addserver).
 	"addserver": func() {
 		if err := addserver.Serve(os.Stdin, os.Stdout); err != nil {
