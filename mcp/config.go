@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Server types of a config entry.
@@ -36,6 +38,12 @@ type ServerConfig struct {
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// HeadersHelper is a shell command whose standard output, a JSON
+	// object of strings, gives more headers for an http or sse server. It
+	// runs (in ProjectDir, if set) each time the server is connected,
+	// bounded by 10 seconds; its output is never logged or quoted in an
+	// error.
+	HeadersHelper string `json:"headersHelper,omitempty"`
 	// Disabled servers are listed in Status but never started.
 	Disabled bool `json:"disabled,omitempty"`
 
@@ -450,7 +458,7 @@ func parseEntry(name string, raw json.RawMessage, source string) *ServerConfig {
 	if err := json.Unmarshal(raw, sc); err != nil {
 		return fail("%v", err)
 	}
-	for _, known := range []string{"type", "command", "args", "env", "cwd", "url", "headers", "disabled"} {
+	for _, known := range []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled"} {
 		delete(fields, known)
 	}
 	if len(fields) > 0 {
@@ -610,13 +618,56 @@ func (sc *ServerConfig) Transport() (Transport, error) {
 			}
 		}
 		return &CommandTransport{Command: cmd}, nil
-	case TypeHTTP:
-		return NewHTTPTransport(sc.URL, sc.header()), nil
-	case TypeSSE:
-		return &SSETransport{URL: sc.URL, Headers: sc.header()}, nil
+	case TypeHTTP, TypeSSE:
+		h, err := sc.allHeaders()
+		if err != nil {
+			return nil, err
+		}
+		if sc.Type == TypeSSE {
+			return &SSETransport{URL: sc.URL, Headers: h}, nil
+		}
+		return NewHTTPTransport(sc.URL, h), nil
 	default:
 		return nil, fmt.Errorf("mcp: server %q: unknown type %q", sc.Name, sc.Type)
 	}
+}
+
+// headersHelperTimeout bounds a headersHelper command.
+var headersHelperTimeout = 10 * time.Second
+
+// allHeaders are the entry's headers and those its headersHelper gives
+// (which win).
+func (sc *ServerConfig) allHeaders() (http.Header, error) {
+	h := sc.header()
+	if sc.HeadersHelper == "" {
+		return h, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), headersHelperTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", sc.HeadersHelper)
+	cmd.Dir = sc.ProjectDir
+	group := setProcessGroup(cmd)
+	cmd.Cancel = func() error { signalGroup(cmd, group, sigKill); return nil } // its children too
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("mcp: server %q: headersHelper did not finish within %v", sc.Name, headersHelperTimeout)
+	case err != nil:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("exit status %d", exit.ExitCode()) // its output may hold secrets: not quoted
+		}
+		return nil, fmt.Errorf("mcp: server %q: headersHelper failed: %w", sc.Name, err)
+	}
+	var extra map[string]string
+	if err := json.Unmarshal(out, &extra); err != nil {
+		return nil, fmt.Errorf("mcp: server %q: headersHelper must print a JSON object of strings", sc.Name)
+	}
+	for k, v := range extra {
+		h.Set(k, v)
+	}
+	return h, nil
 }
 
 func (sc *ServerConfig) header() http.Header {

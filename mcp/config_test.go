@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/assert"
@@ -222,4 +223,40 @@ func configOf(t *testing.T, servers map[string]any) *mcp.Config {
 	require.NoError(t, err)
 	cfg, _ := mcp.ParseConfig(strings.NewReader(string(b)), "test.mcp.json")
 	return cfg
+}
+
+func TestHeadersHelper(t *testing.T) {
+	entry := func(helper string) *mcp.ServerConfig {
+		b, err := json.Marshal(map[string]any{"r": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"X-Static": "s", "Authorization": "static"}, "headersHelper": helper}})
+		require.NoError(t, err)
+		cfg, err := mcp.ParseConfig(strings.NewReader(string(b)), "cfg.json")
+		require.NoError(t, err)
+		return cfg.Servers["r"]
+	}
+	t.Run("its JSON output adds headers, and wins", func(t *testing.T) {
+		tr, err := entry(`printf '{"Authorization": "Bearer from-helper"}'`).Transport()
+		require.NoError(t, err)
+		h := tr.(*mcp.StreamableHTTPTransport).Headers
+		assert.Equal(t, "Bearer from-helper", h.Get("Authorization"))
+		assert.Equal(t, "s", h.Get("X-Static"))
+	})
+	t.Run("a failing helper fails the connection without quoting its output", func(t *testing.T) {
+		_, err := entry(`echo '{"Authorization": "Bearer s3cret"}'; exit 3`).Transport()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "exit status 3")
+		assert.NotContains(t, err.Error(), "s3cret")
+	})
+	t.Run("output that is not a JSON object of strings is refused", func(t *testing.T) {
+		_, err := entry(`echo 'token=s3cret'`).Transport()
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), "s3cret")
+	})
+	t.Run("a slow helper is bounded", func(t *testing.T) {
+		defer mcp.SetHeadersHelperTimeout(100 * time.Millisecond)()
+		start := time.Now()
+		_, err := entry(`sleep 30`).Transport()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "did not finish")
+		assert.Less(t, time.Since(start), 5*time.Second)
+	})
 }

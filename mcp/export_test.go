@@ -45,3 +45,11 @@ func SetProbeTimeout(d time.Duration) func() {
 	probeTimeout = d
 	return func() { probeTimeout = old }
 }
+
+// SetHeadersHelperTimeout changes the bound of a headersHelper command,
+// and returns a function that restores it.
+func SetHeadersHelperTimeout(d time.Duration) func() {
+	old := headersHelperTimeout
+	headersHelperTimeout = d
+	return func() { headersHelperTimeout = old }
+}
