@@ -26,6 +26,11 @@ type CallOptions struct {
 	// MaxTimeout bounds the whole request however much progress arrives.
 	// Zero means 10 times Timeout.
 	MaxTimeout time.Duration
+
+	// Meta, if set, is added to the request's _meta (beside a progress
+	// token and, on a modern server, the protocol's own
+	// io.modelcontextprotocol/ keys, which it should not set).
+	Meta map[string]any
 }
 
 // Progress is a notifications/progress for a request.
@@ -87,6 +92,11 @@ func (t *progressTable) get(tok string) *progressWatch {
 
 // withProgressToken returns params with _meta.progressToken set.
 func withProgressToken(params any, tok string) (json.RawMessage, error) {
+	return withMeta(params, map[string]any{"progressToken": tok})
+}
+
+// withMeta returns params with the members of add set in its _meta.
+func withMeta(params any, add map[string]any) (json.RawMessage, error) {
 	fields := map[string]json.RawMessage{}
 	if params != nil {
 		b, err := json.Marshal(params)
@@ -94,14 +104,20 @@ func withProgressToken(params any, tok string) (json.RawMessage, error) {
 			return nil, err
 		}
 		if err := json.Unmarshal(b, &fields); err != nil || fields == nil {
-			return nil, fmt.Errorf("mcp: params must be a JSON object to carry a progress token")
+			return nil, fmt.Errorf("mcp: params must be a JSON object to carry _meta")
 		}
 	}
 	meta := map[string]json.RawMessage{}
 	if m, ok := fields["_meta"]; ok {
 		json.Unmarshal(m, &meta)
 	}
-	meta["progressToken"], _ = json.Marshal(tok)
+	for k, v := range add {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: _meta %q: %w", k, err)
+		}
+		meta[k] = b
+	}
 	fields["_meta"], _ = json.Marshal(meta)
 	return json.Marshal(fields)
 }
@@ -119,6 +135,13 @@ func (e *timeoutError) Is(target error) bool { return target == context.Deadline
 // the context to wait with, and the cleanup to run afterwards.
 func (c *Connection) applyCallOptions(ctx context.Context, opts *CallOptions, params any) (any, context.Context, func(), error) {
 	cleanup := func() {}
+	if len(opts.Meta) > 0 {
+		p, err := withMeta(params, opts.Meta)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		params = p
+	}
 	if opts.Timeout > 0 {
 		max := opts.MaxTimeout
 		if max <= 0 {

@@ -279,7 +279,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts := callOptionsFrom(ctx); opts != nil && (opts.Progress != nil || opts.Timeout > 0) {
+	if opts := callOptionsFrom(ctx); opts != nil && (opts.Progress != nil || opts.Timeout > 0 || len(opts.Meta) > 0) {
 		p, callCtx, cleanup, err := c.applyCallOptions(ctx, opts, params)
 		if err != nil {
 			return nil, err

@@ -17,8 +17,9 @@ import (
 // transport error: the server answered, with the wrong shape. Match it with
 // errors.As.
 type OutputSchemaError struct {
-	Tool string
-	Err  error // the validator's detail
+	Tool   string
+	Err    error           // the validator's detail
+	Result *CallToolResult // the result refused
 }
 
 func (e *OutputSchemaError) Error() string {
@@ -160,13 +161,13 @@ func (c *schemaCache) validate(ctx context.Context, tool string, res *CallToolRe
 		return nil
 	}
 	if ts.err != nil { // never taken as permissive (SEP-2106)
-		return &OutputSchemaError{Tool: tool, Err: ts.err}
+		return &OutputSchemaError{Tool: tool, Err: ts.err, Result: res}
 	}
 	if len(res.StructuredContent) == 0 {
-		return &OutputSchemaError{Tool: tool, Err: fmt.Errorf("the result has no structuredContent")}
+		return &OutputSchemaError{Tool: tool, Err: fmt.Errorf("the result has no structuredContent"), Result: res}
 	}
 	if err := validateJSON(ctx, ts.schema, res.StructuredContent); err != nil {
-		return &OutputSchemaError{Tool: tool, Err: err}
+		return &OutputSchemaError{Tool: tool, Err: err, Result: res}
 	}
 	return nil
 }
