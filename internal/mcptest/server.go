@@ -53,6 +53,9 @@ type Server struct {
 	OnMessage       func(m *Message)                         // sees every incoming message first
 	Noise           bool                                     // write a log line on stdout before and after each message
 
+	// Capabilities are the server's capabilities; nil means tools only.
+	Capabilities map[string]any
+
 	// Versions are the protocol versions the server speaks. Nil means a
 	// legacy server (initialize only; server/discover is an unknown
 	// method). With a modern version (2026-07-28) it answers
@@ -234,7 +237,7 @@ func (srv *Server) handle(s *Session, m *Message) {
 		res := map[string]any{
 			"resultType":        "complete",
 			"supportedVersions": srv.Versions,
-			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
+			"capabilities":      srv.caps(),
 			"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": info},
 		}
 		if srv.Instructions != "" {
@@ -257,7 +260,7 @@ func (srv *Server) handle(s *Session, m *Message) {
 		}
 		res := map[string]any{
 			"protocolVersion": version,
-			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
+			"capabilities":    srv.caps(),
 			"serverInfo":      map[string]any{"name": srv.name(), "version": "1.0.0"},
 		}
 		if srv.Instructions != "" {
@@ -287,6 +290,13 @@ func (srv *Server) handle(s *Session, m *Message) {
 	default:
 		s.ReplyError(m.ID, -32601, "method not found")
 	}
+}
+
+func (srv *Server) caps() map[string]any {
+	if srv.Capabilities != nil {
+		return srv.Capabilities
+	}
+	return map[string]any{"tools": map[string]any{"listChanged": true}}
 }
 
 func (srv *Server) name() string {

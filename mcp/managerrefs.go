@@ -1,0 +1,241 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The prompts and resources of a Manager's servers are named the way
+// Claude Code shows them: a prompt as mcp__<server>__<prompt> (the rules of
+// ExposedName), a resource or resource template as @<server>:<uri>. The
+// Manager routes GetPrompt, ReadResource, Subscribe and Complete by these
+// names to the right server, with the server's own name or URI.
+
+// ErrUnknownRef is matched by the error of a Manager method given a prompt
+// or resource name that no server has.
+var ErrUnknownRef = errors.New("mcp: no server has that prompt or resource")
+
+// ServerPrompt is a prompt of one of a Manager's servers.
+type ServerPrompt struct {
+	Prompt        // with Name as the server names it
+	Server string // the server's name in the Manager
+	Ref    string // mcp__<server>__<prompt>, what GetPrompt takes
+}
+
+// ServerResource is a resource of one of a Manager's servers.
+type ServerResource struct {
+	Resource
+	Server string
+	Ref    string // @<server>:<uri>, what ReadResource and Subscribe take
+}
+
+// ServerResourceTemplate is a resource template of one of a Manager's
+// servers.
+type ServerResourceTemplate struct {
+	ResourceTemplate
+	Server string
+	Ref    string // @<server>:<uriTemplate>, what Complete takes
+}
+
+// ResourceRef is how a Manager names the resource uri of server: the
+// form Claude Code shows, @<server>:<uri>.
+func ResourceRef(server, uri string) string { return "@" + server + ":" + uri }
+
+// connected returns the servers the Manager has connected, after
+// connecting those not tried yet.
+func (m *Manager) connected(ctx context.Context) ([]*server, error) {
+	if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
+		return nil, err
+	}
+	m.mu.Lock()
+	servers := m.sorted()
+	m.mu.Unlock()
+	var out []*server
+	for _, s := range servers {
+		s.mu.Lock()
+		ok := s.state == StateConnected && s.conn != nil
+		s.mu.Unlock()
+		if ok {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Prompts returns the prompts of every connected server that offers
+// prompts. A server whose listing fails contributes none (it is logged).
+func (m *Manager) Prompts(ctx context.Context) ([]ServerPrompt, error) {
+	servers, err := m.connected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ServerPrompt
+	for _, s := range servers {
+		c, err := m.wait(ctx, s)
+		if err != nil || c.InitializeResult().Capabilities.Prompts == nil {
+			continue
+		}
+		prompts, err := c.Prompts(ctx)
+		if err != nil {
+			m.logger.Warn("mcp: could not list prompts", "server", s.name, "err", err)
+			continue
+		}
+		for _, p := range prompts {
+			out = append(out, ServerPrompt{Prompt: p, Server: s.name, Ref: ExposedName(s.name, p.Name)})
+		}
+	}
+	return out, ctx.Err()
+}
+
+// Resources returns the resources of every connected server that offers
+// resources.
+func (m *Manager) Resources(ctx context.Context) ([]ServerResource, error) {
+	servers, err := m.connected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ServerResource
+	for _, s := range servers {
+		c, err := m.wait(ctx, s)
+		if err != nil || c.InitializeResult().Capabilities.Resources == nil {
+			continue
+		}
+		resources, err := c.Resources(ctx)
+		if err != nil {
+			m.logger.Warn("mcp: could not list resources", "server", s.name, "err", err)
+			continue
+		}
+		for _, r := range resources {
+			out = append(out, ServerResource{Resource: r, Server: s.name, Ref: ResourceRef(s.name, r.URI)})
+		}
+	}
+	return out, ctx.Err()
+}
+
+// ResourceTemplates returns the resource templates of every connected
+// server that offers resources.
+func (m *Manager) ResourceTemplates(ctx context.Context) ([]ServerResourceTemplate, error) {
+	servers, err := m.connected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ServerResourceTemplate
+	for _, s := range servers {
+		c, err := m.wait(ctx, s)
+		if err != nil || c.InitializeResult().Capabilities.Resources == nil {
+			continue
+		}
+		templates, err := c.ResourceTemplates(ctx)
+		if err != nil {
+			m.logger.Warn("mcp: could not list resource templates", "server", s.name, "err", err)
+			continue
+		}
+		for _, t := range templates {
+			out = append(out, ServerResourceTemplate{ResourceTemplate: t, Server: s.name, Ref: ResourceRef(s.name, t.URITemplate)})
+		}
+	}
+	return out, ctx.Err()
+}
+
+// GetPrompt fills in the prompt named ref (mcp__<server>__<prompt>, as
+// Prompts gives it) with args, on its server.
+func (m *Manager) GetPrompt(ctx context.Context, ref string, args map[string]string) (*GetPromptResult, error) {
+	c, name, err := m.promptRoute(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return c.GetPrompt(ctx, &GetPromptParams{Name: name, Arguments: args})
+}
+
+// ReadResource reads the resource named ref (@<server>:<uri>) on its
+// server.
+func (m *Manager) ReadResource(ctx context.Context, ref string) (*ReadResourceResult, error) {
+	c, uri, err := m.resourceRoute(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return c.ReadResource(ctx, &ReadResourceParams{URI: uri})
+}
+
+// Subscribe and Unsubscribe ask the server of the resource ref
+// (@<server>:<uri>) for its updates (see Connection.Subscribe); they reach
+// the ResourceUpdated handler of that server's Options.
+func (m *Manager) Subscribe(ctx context.Context, ref string) error {
+	c, uri, err := m.resourceRoute(ctx, ref)
+	if err != nil {
+		return err
+	}
+	return c.Subscribe(ctx, &SubscribeParams{URI: uri})
+}
+
+// Unsubscribe: see Subscribe.
+func (m *Manager) Unsubscribe(ctx context.Context, ref string) error {
+	c, uri, err := m.resourceRoute(ctx, ref)
+	if err != nil {
+		return err
+	}
+	return c.Unsubscribe(ctx, &SubscribeParams{URI: uri})
+}
+
+// Complete asks for completions of an argument of a prompt or resource
+// template named as the Manager names them: params.Ref is
+// PromptRef("mcp__<server>__<prompt>") or
+// ResourceTemplateRef("@<server>:<uriTemplate>").
+func (m *Manager) Complete(ctx context.Context, params *CompleteParams) (*CompleteResult, error) {
+	if params == nil {
+		return nil, errors.New("mcp: Complete needs params")
+	}
+	p := *params
+	var c *Connection
+	var err error
+	switch p.Ref.Type {
+	case "ref/prompt":
+		c, p.Ref.Name, err = m.promptRoute(ctx, p.Ref.Name)
+	case "ref/resource":
+		c, p.Ref.URI, err = m.resourceRoute(ctx, p.Ref.URI)
+	default:
+		return nil, fmt.Errorf("mcp: unknown completion reference type %q", p.Ref.Type)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.Complete(ctx, &p)
+}
+
+// promptRoute finds the server and the prompt's own name of ref.
+func (m *Manager) promptRoute(ctx context.Context, ref string) (*Connection, string, error) {
+	prompts, err := m.Prompts(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, p := range prompts {
+		if p.Ref == ref {
+			c, err := m.Connection(ctx, p.Server)
+			return c, p.Name, err
+		}
+	}
+	return nil, "", fmt.Errorf("%w: prompt %q (list them with Prompts)", ErrUnknownRef, ref)
+}
+
+// resourceRoute finds the server and the URI of ref (@<server>:<uri>):
+// of the server names ref starts with, the longest.
+func (m *Manager) resourceRoute(ctx context.Context, ref string) (*Connection, string, error) {
+	if !strings.HasPrefix(ref, "@") {
+		return nil, "", fmt.Errorf("%w: %q is not @<server>:<uri>", ErrUnknownRef, ref)
+	}
+	m.mu.Lock()
+	best := ""
+	for name := range m.servers {
+		if strings.HasPrefix(ref[1:], name+":") && len(name) > len(best) {
+			best = name
+		}
+	}
+	m.mu.Unlock()
+	if best == "" {
+		return nil, "", fmt.Errorf("%w: no server for %q", ErrUnknownRef, ref)
+	}
+	c, err := m.Connection(ctx, best)
+	return c, ref[1+len(best)+1:], err
+}
