@@ -38,7 +38,6 @@ func TestMain(m *testing.M) {
 type script struct {
 	replies  []*agent.Response
 	requests []agent.Request
-	images   bool
 }
 
 func (s *script) Generate(_ context.Context, req *agent.Request, onText func(string)) (*agent.Response, error) {

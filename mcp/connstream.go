@@ -396,8 +396,6 @@ func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 }
 
 // writeLine writes an encoded message (ending in a newline).
-func (s *connStream) writeLine(b []byte) error { return s.writeLineWith(b, nil) }
-
 // writeLineWith writes an encoded message; h, when set, are headers for
 // the stream to send with it (Streamable HTTP).
 func (s *connStream) writeLineWith(b []byte, h http.Header) error {

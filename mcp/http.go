@@ -301,7 +301,7 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 		}
 		s.cfg.logger.Warn("mcp: http post failed", "err", err)
 	}
-	ctx := s.life
+	var ctx context.Context
 	if isRequest(top) {
 		var done func()
 		ctx, done = s.track(top.ID)

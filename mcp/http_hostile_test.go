@@ -106,8 +106,7 @@ func TestHTTPRedirects(t *testing.T) {
 	})
 	t.Run("a redirect within the origin is followed", func(t *testing.T) {
 		noLeaks(t)
-		var s *scripted
-		s = &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+		s := &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
 			if r.URL.Path != "/moved" {
 				http.Redirect(w, r, "/moved", http.StatusTemporaryRedirect)
 				return

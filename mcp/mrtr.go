@@ -94,14 +94,14 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 		if len(ir.InputRequests) > c.maxServerRequests() {
 			return nil, wrap(method, fmt.Errorf("the server asks for %d inputs at once, more than %d", len(ir.InputRequests), c.maxServerRequests()))
 		}
-		responses, err := c.answerInputs(ctx, ir.InputRequests)
-		if err != nil {
-			return nil, wrap(method, err)
+		responses, ierr := c.answerInputs(ctx, ir.InputRequests)
+		if ierr != nil {
+			return nil, wrap(method, ierr)
 		}
-		if params, err = withInput(params, responses, ir.RequestState); err != nil {
-			return nil, wrap(method, err)
+		if params, ierr = withInput(params, responses, ir.RequestState); ierr != nil {
+			return nil, wrap(method, ierr)
 		}
-		raw, err = c.roundTripOnce(ctx, method, params)
+		raw, err = c.roundTripOnce(ctx, method, params) // the loop's err: a failed retry ends it with its error
 	}
 	return raw, err
 }

@@ -180,3 +180,24 @@ func TestMultiRoundTripRequests(t *testing.T) {
 		assert.Equal(t, "legacy", res.Text())
 	})
 }
+
+func TestAFailedRetryKeepsItsError(t *testing.T) {
+	noLeaks(t)
+	calls := 0
+	srv := &mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+		calls++
+		if calls == 1 {
+			s.Reply(m.ID, inputRequired(map[string]any{"r": map[string]any{"method": "roots/list"}}, "st"))
+			return
+		}
+		s.ReplyError(m.ID, -32000, "the retry failed")
+	}}}
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet, Roots: []mcp.Root{}})
+	require.NoError(t, err)
+	defer c.Close()
+	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "t", nil)
+	assert.Nil(t, res)
+	var rpcErr *mcp.Error
+	require.ErrorAs(t, err, &rpcErr, "the retry's own error, not a malformed result")
+	assert.Equal(t, "the retry failed", rpcErr.Message)
+}

@@ -249,9 +249,6 @@ type (
 		Arguments json.RawMessage `json:"arguments"`
 		Meta      json.RawMessage `json:"_meta,omitempty"`
 	}
-	cursorParams struct {
-		Cursor string `json:"cursor,omitempty"`
-	}
 	cancelledParams struct {
 		RequestID uint64 `json:"requestId"`
 		Reason    string `json:"reason,omitempty"`
