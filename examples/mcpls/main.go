@@ -15,6 +15,11 @@
 //	go run ./examples/mcpls -approve demo   # approve the project server demo
 //	go run ./examples/mcpls -call mcp__demo__add '{"a":1,"b":2}'
 //	go run ./examples/mcpls -config path/to/servers.json
+//	go run ./examples/mcpls -config examples/mcpls/sample.mcp.json -v   # the repository's add server
+//
+// Install it as mcpls with
+//
+//	go install github.com/mcplug/mcplug/examples/mcpls@latest
 package main
 
 import (
@@ -83,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	status := m.Status()
 	if len(status) == 0 {
-		fmt.Fprintln(stdout, "no MCP servers configured")
+		fmt.Fprintln(stdout, "no MCP servers configured (to try one, from the repository root: mcpls -config examples/mcpls/sample.mcp.json -v)")
 		return 0
 	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

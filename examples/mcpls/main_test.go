@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -100,4 +101,19 @@ func TestSecretsAreNotPrinted(t *testing.T) {
 	assert.Contains(t, out, "remote")
 	assert.NotContains(t, out, "s3cr3t-token")
 	assert.NotContains(t, out, "pa55word")
+}
+
+func TestTheSampleConfig(t *testing.T) {
+	cfg, err := mcp.LoadConfigFile("sample.mcp.json")
+	require.NoError(t, err)
+	require.Contains(t, cfg.Servers, "demo")
+	assert.Equal(t, "go", cfg.Servers["demo"].Command)
+	assert.Equal(t, []string{"run", "./examples/addserver"}, cfg.Servers["demo"].Args, "the repository's own server, run from its root")
+}
+
+func TestNothingConfiguredSaysWhatToTry(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"-C", t.TempDir()}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "sample.mcp.json")
 }
