@@ -24,9 +24,10 @@ import (
 // The agent's tool interface is met by the MCP types without either
 // package importing the other's interface.
 var (
-	_ agent.ToolProvider = (*mcp.Manager)(nil)
-	_ agent.ToolProvider = (*mcp.Connection)(nil)
-	_ agent.ToolProvider = agent.Funcs(nil)
+	_ agent.ToolProvider     = (*mcp.Manager)(nil)
+	_ agent.ToolProvider     = (*mcp.Connection)(nil)
+	_ agent.ToolProvider     = agent.Funcs(nil)
+	_ agent.ResourceProvider = (*mcp.Manager)(nil)
 )
 
 func TestMain(m *testing.M) {
@@ -375,5 +376,41 @@ func TestTheAgentKeepsUpWithToolChanges(t *testing.T) {
 		require.Len(t, s.requests, 3)
 		assert.Len(t, s.requests[0].Tools, 1)
 		assert.Len(t, s.requests[2].Tools, 2, "the same Agent offers the new tool")
+	})
+}
+
+func TestResourceTools(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := &mcptest.Server{
+		Capabilities: map[string]any{"tools": map[string]any{}, "resources": map[string]any{}},
+		Handlers: map[string]mcptest.Handler{
+			"resources/list": func(s *mcptest.Session, m *mcptest.Message) {
+				s.Reply(m.ID, map[string]any{"resources": []any{map[string]any{"uri": "file:///guide.md", "name": "guide", "mimeType": "text/markdown"}}})
+			},
+			"resources/read": func(s *mcptest.Session, m *mcptest.Message) {
+				s.Reply(m.ID, map[string]any{"contents": []any{map[string]any{"uri": "file:///guide.md", "text": "# Read me"}}})
+			},
+		},
+	}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
+	defer m.Close()
+	require.NoError(t, m.Add("docs", srv.Transport()))
+	s := &script{replies: []*agent.Response{call("list_mcp_resources", `{}`), call("read_mcp_resource", `{"ref":"@docs:file:///guide.md"}`), answer("read")}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{m, agent.ResourceTools(m)}}
+	_, err := a.Chat(context.Background(), "what does the guide say?")
+	require.NoError(t, err)
+	require.Len(t, s.requests, 3)
+	list := s.requests[1].Messages[len(s.requests[1].Messages)-1].Content[0]
+	assert.Contains(t, list.Content[0].Text, "@docs:file:///guide.md\tguide\ttext/markdown")
+	assert.Equal(t, "# Read me", lastResult(t, s).Content[0].Text)
+
+	t.Run("off unless added", func(t *testing.T) {
+		s := &script{replies: []*agent.Response{answer("hi")}}
+		a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{m}}
+		_, err := a.Chat(context.Background(), "hi")
+		require.NoError(t, err)
+		for _, tool := range s.requests[0].Tools {
+			assert.NotContains(t, tool.Name, "mcp_resource")
+		}
 	})
 }
