@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"sync"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // BenchServe is a cheap MCP server for benchmarks: it answers from
@@ -17,17 +19,6 @@ import (
 func BenchServe(r io.Reader, w io.Writer) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			ProtocolVersion string `json:"protocolVersion"`
-			Name            string `json:"name"`
-			Arguments       struct {
-				Size int `json:"size"`
-			} `json:"arguments"`
-		} `json:"params"`
-	}
 	var out []byte
 	for {
 		line, err := br.ReadSlice('\n')
@@ -41,17 +32,16 @@ func BenchServe(r io.Reader, w io.Writer) error {
 			line = long
 		}
 		if len(line) > 1 {
-			msg.ID, msg.Method, msg.Params.Name, msg.Params.Arguments.Size, msg.Params.ProtocolVersion = nil, "", "", 0, ""
-			if json.Unmarshal(line, &msg) == nil && msg.ID != nil {
+			if id, method, name, size, version, ok := scanRequest(line); ok {
 				out = append(out[:0], `{"jsonrpc":"2.0","id":`...)
-				out = append(out, msg.ID...)
+				out = append(out, id...)
 				out = append(out, `,"result":`...)
-				if msg.Method == "initialize" && msg.Params.ProtocolVersion != "" {
+				if method == "initialize" && version != "" {
 					out = append(out, `{"protocolVersion":`...)
-					out = strconv.AppendQuote(out, msg.Params.ProtocolVersion)
+					out = strconv.AppendQuote(out, version)
 					out = append(out, benchInit[len(`{"protocolVersion":"2025-11-25"`):]...)
 				} else {
-					out = append(out, benchResult(msg.Method, msg.Params.Name, msg.Params.Arguments.Size)...)
+					out = append(out, benchResult(method, name, size)...)
 				}
 				out = append(out, "}\n"...)
 				if _, werr := bw.Write(out); werr != nil {
@@ -82,6 +72,38 @@ const (
 	// 2026-07-28 with it.
 	benchDiscover = `{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0.0"}},"ttlMs":0,"cacheScope":"public"}`
 )
+
+// scanRequest finds what BenchServe needs of a request without decoding
+// the rest (the _meta of a modern request, say): its id, method, the
+// tool's name and arguments.size, and initialize's protocolVersion. It
+// reports false for anything but a request.
+func scanRequest(line []byte) (id []byte, method, name string, size int, version string, ok bool) {
+	top, ok := ndjson.ScanTop(line)
+	if !ok || top.ID == nil || len(top.Method) < 2 {
+		return nil, "", "", 0, "", false
+	}
+	method = string(top.Method[1 : len(top.Method)-1])
+	if method != "tools/call" && method != "initialize" {
+		return top.ID, method, "", 0, "", true
+	}
+	ndjson.Members(top.Params, func(key, v []byte) bool {
+		switch string(key) {
+		case "name":
+			json.Unmarshal(v, &name)
+		case "protocolVersion":
+			json.Unmarshal(v, &version)
+		case "arguments":
+			ndjson.Members(v, func(k, a []byte) bool {
+				if string(k) == "size" {
+					size, _ = strconv.Atoi(string(a))
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return top.ID, method, name, size, version, true
+}
 
 var bigResults sync.Map // size → []byte
 
