@@ -373,3 +373,36 @@ func TestModernHTTPBrokenStreamSendsTheRequestAgain(t *testing.T) {
 		assert.Equal(t, "t", h.Get("Mcp-Name"))
 	}
 }
+
+func TestModernHTTPListenEndsAtClose(t *testing.T) {
+	noLeaks(t)
+	opened := make(chan struct{}, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var m rpcMsg
+		json.NewDecoder(r.Body).Decode(&m)
+		switch m.Method {
+		case "server/discover":
+			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}}}))
+		case "subscriptions/listen":
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%s},\"notifications\":{\"toolsListChanged\":true}}}\n\n", m.ID)
+			opened <- struct{}{}
+			<-r.Context().Done() // open until the client goes
+		default:
+			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "tools": []any{}}))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), &mcp.StreamableHTTPTransport{URL: srv.URL}, &mcp.Options{Logger: quiet, ToolListChanged: func(*mcp.Connection) {}})
+	require.NoError(t, err)
+	select {
+	case <-opened:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no subscriptions/listen")
+	}
+	require.NoError(t, c.Close()) // noLeaks checks that the listen and its POST ended
+}
