@@ -53,3 +53,11 @@ func SetHeadersHelperTimeout(d time.Duration) func() {
 	headersHelperTimeout = d
 	return func() { headersHelperTimeout = old }
 }
+
+// SetHTTPMaxQueue changes the bound of the bytes waiting to be POSTed, and
+// returns a function that restores it.
+func SetHTTPMaxQueue(n int) func() {
+	old := httpMaxQueue
+	httpMaxQueue = n
+	return func() { httpMaxQueue = old }
+}

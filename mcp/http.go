@@ -207,7 +207,7 @@ func (s *httpStream) WriteObject(obj any) error {
 		}
 	}
 	s.startSender()
-	return s.out.putBounded(b, maxWriteQueue)
+	return s.out.putBounded(b, httpMaxQueue)
 }
 
 // startSender starts the goroutine that POSTs messages in the order they

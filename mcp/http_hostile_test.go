@@ -353,3 +353,38 @@ func TestLegacySSEKeepsWriteOrder(t *testing.T) {
 	defer mu.Unlock()
 	assert.Equal(t, []string{"server/discover", "initialize", "notifications/initialized", "tools/call"}, order)
 }
+
+func TestHTTPServerThatStopsTakingMessagesFailsTheConnection(t *testing.T) {
+	noLeaks(t)
+	defer mcp.SetHTTPMaxQueue(4 << 10)()
+	stuck := make(chan struct{})
+	defer close(stuck)
+	srv := scriptedServer(t, &scripted{})
+	wrap := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(body), `"method":"notifications/message-flood"`) {
+				select { // a server that takes no more
+				case <-stuck:
+				case <-r.Context().Done():
+				}
+				return
+			}
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
+		}
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(wrap.Close)
+	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: wrap.URL, NotifyTimeout: time.Minute}, &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion})
+	var err error
+	for i := 0; i < 1000 && err == nil; i++ {
+		err = c.Notify(ctxTimeout(t, 5*time.Second), "notifications/message-flood", map[string]any{"n": i, "pad": strings.Repeat("x", 100)})
+	}
+	require.Error(t, err, "the queue of messages waiting to be POSTed is bounded")
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection did not end")
+	}
+	assert.Contains(t, c.Err().Error(), "stopped reading")
+}

@@ -361,7 +361,7 @@ func (s *sseStream) WriteObject(obj any) error {
 			}
 		}()
 	})
-	return s.out.putBounded(b, maxWriteQueue)
+	return s.out.putBounded(b, httpMaxQueue)
 }
 
 // ssePostTimeout bounds one POST of the legacy transport, whose answers

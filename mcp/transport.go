@@ -213,6 +213,10 @@ const maxDirectRounds = 4
 // answers pile up without end; past this bound the connection fails.
 const maxWriteQueue = 64 << 20
 
+// httpMaxQueue is maxWriteQueue for the messages waiting to be POSTed
+// (tests lower it).
+var httpMaxQueue = maxWriteQueue
+
 // writeStalledError ends a connection whose server stopped reading.
 type writeStalledError struct{ queued, max int }
 
