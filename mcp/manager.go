@@ -153,6 +153,7 @@ type server struct {
 	warnings   []string
 	exposed    int
 	closeErr   error // from closing the connection at Manager.Close
+	version    string // agreed with the server last time: its era, kept across restarts
 }
 
 // setState changes s's state and wakes whoever waits for a change. s.mu
@@ -363,6 +364,7 @@ func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct
 				return
 			}
 			failures++
+			s.version = "" // perhaps it is another server now: probe again
 			s.setState(StateReconnecting, err)
 			s.mu.Unlock()
 			m.logger.Warn("mcp: could not reconnect server", "server", s.name, "attempt", failures, "err", err)
@@ -372,6 +374,7 @@ func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct
 			}
 			failures = 0
 			s.conn, s.tools = conn, tools
+			s.version = conn.InitializeResult().ProtocolVersion
 			s.setState(StateConnected, nil)
 			s.mu.Unlock()
 			m.invalidate()
@@ -492,6 +495,13 @@ func (m *Manager) connOptions(s *server) *Options {
 		if o := m.opts.ServerOptions(s.name, s.cfg); o != nil {
 			opts = *o
 		}
+	}
+	if opts.ProtocolVersion == "" {
+		// The era is the server's: a restart speaks what was agreed
+		// before, without probing again (a failed attempt forgets it).
+		s.mu.Lock()
+		opts.ProtocolVersion = s.version
+		s.mu.Unlock()
 	}
 	if opts.ClientInfo == nil {
 		opts.ClientInfo = m.opts.ClientInfo

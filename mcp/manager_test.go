@@ -528,3 +528,20 @@ func TestManagerAsAHost(t *testing.T) {
 	_, err = m.Connection(ctx, "nope")
 	assert.Error(t, err)
 }
+
+func TestManagerRestartKeepsTheEra(t *testing.T) {
+	noLeaks(t)
+	rec := &methods{}
+	srv := &mcptest.Server{OnMessage: rec.on, Handlers: map[string]mcptest.Handler{
+		"tools/call": func(s *mcptest.Session, m *mcptest.Message) { s.Close() }, // the server goes away
+	}}
+	m := newManager(t, nil, &mcp.ManagerOptions{RestartBackoff: time.Millisecond})
+	require.NoError(t, m.Add("legacy", srv.Transport()))
+	ctx := ctxTimeout(t, 10*time.Second)
+	_, err := m.CallTool(ctx, "mcp__legacy__echo", map[string]string{"text": "x"})
+	require.Error(t, err, "the call saw its server go")
+	require.Eventually(t, func() bool { return m.Status()[0].Restarts == 1 && m.Status()[0].State == mcp.StateConnected },
+		10*time.Second, time.Millisecond)
+	assert.Equal(t, 1, countOf(rec.list(), "server/discover"), "the restart knew the server was legacy: no second probe")
+	assert.Equal(t, 2, countOf(rec.list(), "initialize"))
+}

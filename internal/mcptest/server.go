@@ -151,6 +151,15 @@ func (s *Session) WriteRaw(text string) error {
 	return err
 }
 
+// Close ends the session as a server that goes away would (the in-memory
+// transport's pipe closes).
+func (s *Session) Close() error {
+	if c, ok := s.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
 // Reply sends a result for id.
 func (s *Session) Reply(id json.RawMessage, result any) error {
 	return s.Send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
