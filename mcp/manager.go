@@ -152,7 +152,7 @@ type server struct {
 	dirty      bool
 	warnings   []string
 	exposed    int
-	closeErr   error // from closing the connection at Manager.Close
+	closeErr   error  // from closing the connection at Manager.Close
 	version    string // agreed with the server last time: its era, kept across restarts
 }
 
