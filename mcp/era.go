@@ -112,10 +112,10 @@ func (c *Connection) handshake(ctx context.Context) error {
 		}
 		cache.setEra("")
 	}
-	defer func() {
+	defer func() { // only a legacy server is worth remembering: a modern one is probed anyway
 		if v := c.InitializeResult().ProtocolVersion; cache != nil && v != "" {
 			if IsModern(v) {
-				cache.setEra(eraModern)
+				cache.setEra("")
 			} else {
 				cache.setEra(eraLegacy)
 			}
@@ -164,10 +164,8 @@ type eraCache interface {
 	setEra(era string)
 }
 
-const (
-	eraLegacy = "legacy"
-	eraModern = "modern"
-)
+// eraLegacy is what eraCache keeps for a server that spoke only legacy.
+const eraLegacy = "legacy"
 
 // discover probes with server/discover at version and, on a DiscoverResult,
 // makes the Connection modern.

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -275,11 +276,9 @@ func countOf(list []string, s string) int {
 	return n
 }
 
-func TestModernHTTPHeaderMismatchRelists(t *testing.T) {
-	noLeaks(t)
-	var mu sync.Mutex
-	lists := 0
-	var calls []string // the Mcp-Param-Region header of each tools/call
+// modernHTTP is a Streamable HTTP server of 2026-07-28 only: it answers
+// server/discover with caps and hands every other request to handle.
+func modernHTTP(t *testing.T, caps map[string]any, handle func(w http.ResponseWriter, r *http.Request, m rpcMsg)) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -287,11 +286,25 @@ func TestModernHTTPHeaderMismatchRelists(t *testing.T) {
 		}
 		var m rpcMsg
 		json.NewDecoder(r.Body).Decode(&m)
+		if m.Method == "server/discover" {
+			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": caps}))
+			return
+		}
+		handle(w, r, m)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestModernHTTPHeaderMismatchRelists(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	lists := 0
+	var calls []string // the Mcp-Param-Region header of each tools/call
+	srv := modernHTTP(t, map[string]any{"tools": map[string]any{}}, func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch m.Method {
-		case "server/discover":
-			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}}}))
 		case "tools/list":
 			lists++
 			region := map[string]any{"type": "string"}
@@ -311,8 +324,7 @@ func TestModernHTTPHeaderMismatchRelists(t *testing.T) {
 			}
 			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": "in " + got}}}))
 		}
-	}))
-	t.Cleanup(srv.Close)
+	})
 	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
 	require.True(t, c.Modern())
 	_, err := c.Tools(ctxTimeout(t, 5*time.Second))
@@ -331,16 +343,8 @@ func TestModernHTTPBrokenStreamSendsTheRequestAgain(t *testing.T) {
 	var mu sync.Mutex
 	var ids []string
 	var headers []http.Header
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		var m rpcMsg
-		json.NewDecoder(r.Body).Decode(&m)
+	srv := modernHTTP(t, map[string]any{"tools": map[string]any{}}, func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
 		switch m.Method {
-		case "server/discover":
-			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}}}))
 		case "tools/call":
 			mu.Lock()
 			ids = append(ids, string(m.ID))
@@ -354,8 +358,7 @@ func TestModernHTTPBrokenStreamSendsTheRequestAgain(t *testing.T) {
 			}
 			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": "second time"}}}))
 		}
-	}))
-	t.Cleanup(srv.Close)
+	})
 	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
 	require.True(t, c.Modern())
 	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "t", nil)
@@ -377,16 +380,8 @@ func TestModernHTTPBrokenStreamSendsTheRequestAgain(t *testing.T) {
 func TestModernHTTPListenEndsAtClose(t *testing.T) {
 	noLeaks(t)
 	opened := make(chan struct{}, 4)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		var m rpcMsg
-		json.NewDecoder(r.Body).Decode(&m)
+	srv := modernHTTP(t, map[string]any{"tools": map[string]any{"listChanged": true}}, func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
 		switch m.Method {
-		case "server/discover":
-			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}}}))
 		case "subscriptions/listen":
 			w.Header().Set("Content-Type", "text/event-stream")
 			sseWrite(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":%s},\"notifications\":{\"toolsListChanged\":true}}}\n\n", m.ID)
@@ -395,8 +390,7 @@ func TestModernHTTPListenEndsAtClose(t *testing.T) {
 		default:
 			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "tools": []any{}}))
 		}
-	}))
-	t.Cleanup(srv.Close)
+	})
 	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), &mcp.StreamableHTTPTransport{URL: srv.URL}, &mcp.Options{Logger: quiet, ToolListChanged: func(*mcp.Connection) {}})
 	require.NoError(t, err)
 	select {
@@ -405,4 +399,33 @@ func TestModernHTTPListenEndsAtClose(t *testing.T) {
 		t.Fatal("no subscriptions/listen")
 	}
 	require.NoError(t, c.Close()) // noLeaks checks that the listen and its POST ended
+}
+
+func TestModernHTTPCancellationClosesTheStream(t *testing.T) {
+	noLeaks(t)
+	var mu sync.Mutex
+	var methods []string
+	ended := make(chan struct{})
+	srv := modernHTTP(t, map[string]any{"tools": map[string]any{}}, func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+		mu.Lock()
+		methods = append(methods, m.Method)
+		mu.Unlock()
+		if m.Method == "tools/call" {
+			<-r.Context().Done() // works until the client goes
+			close(ended)
+		}
+	})
+	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+	require.True(t, c.Modern())
+	_, err := c.CallTool(ctxTimeout(t, 100*time.Millisecond), "slow", nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled call's stream is still open")
+	}
+	require.NoError(t, c.Close())
+	mu.Lock()
+	defer mu.Unlock()
+	assert.NotContains(t, methods, "notifications/cancelled", "closing the stream is the cancellation in this era")
 }

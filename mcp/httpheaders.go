@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // Streamable HTTP (2026-07-28) mirrors parts of a request into headers:
@@ -184,7 +186,8 @@ func headerValue(s string) string {
 }
 
 // standardHeaders returns Mcp-Method and, for the methods that name a
-// tool, prompt or resource, Mcp-Name.
+// tool, prompt or resource, Mcp-Name. Only the member named is decoded, not
+// the rest of the params (the arguments of a tool call, say).
 func standardHeaders(method string, params []byte) http.Header {
 	h := http.Header{"Mcp-Method": {method}}
 	var key string
@@ -196,13 +199,16 @@ func standardHeaders(method string, params []byte) http.Header {
 	default:
 		return h
 	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) == nil {
+	ndjson.Members(params, func(k, v []byte) bool {
+		if string(k) != key {
+			return true
+		}
 		var name string
-		if json.Unmarshal(p[key], &name) == nil {
+		if json.Unmarshal(v, &name) == nil {
 			h["Mcp-Name"] = []string{headerValue(name)}
 		}
-	}
+		return false
+	})
 	return h
 }
 

@@ -201,3 +201,30 @@ func TestAFailedRetryKeepsItsError(t *testing.T) {
 	require.ErrorAs(t, err, &rpcErr, "the retry's own error, not a malformed result")
 	assert.Equal(t, "the retry failed", rpcErr.Message)
 }
+
+func TestModernURLElicitationNeedsNoElicitationID(t *testing.T) {
+	noLeaks(t)
+	var answer json.RawMessage
+	srv := &mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+		var p retryParams
+		json.Unmarshal(m.Params, &p)
+		if p.InputResponses == nil { // 2026-07-28 removed elicitationId
+			s.Reply(m.ID, inputRequired(map[string]any{"login": map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "url", "message": "sign in", "url": "https://example.com/login"}}}, ""))
+			return
+		}
+		answer = p.InputResponses["login"]
+		s.Reply(m.ID, mcptest.TextResult("in"))
+	}}}
+	var asked string
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet,
+		ElicitURL: func(_ context.Context, _ *mcp.Connection, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = req.URL
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.CallTool(ctxTimeout(t, 5*time.Second), "t", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "https://example.com/login", asked)
+	assert.JSONEq(t, `{"action":"accept"}`, string(answer))
+}
