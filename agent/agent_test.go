@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/agent"
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -31,7 +32,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	mcptest.Main()
+	testproc.Main()
 	os.Exit(m.Run())
 }
 
@@ -155,7 +156,7 @@ func TestMCPServerCrashMidTurn(t *testing.T) {
 	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 300 * time.Millisecond})
 	defer m.Close()
 	require.NoError(t, m.Add("flaky", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
-		t := &mcp.CommandTransport{Command: mcptest.Command("crash-on-call"), Logger: slog.New(slog.DiscardHandler)}
+		t := &mcp.CommandTransport{Command: testproc.Command("crash-on-call"), Logger: slog.New(slog.DiscardHandler)}
 		return t.Connect(ctx)
 	})))
 	s := &script{replies: []*agent.Response{

@@ -5,11 +5,11 @@ import (
 	"net"
 	"testing"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 )
 
-// Benchmarks run against mcptest.BenchServe, a server that answers from
+// Benchmarks run against testproc.BenchServe, a server that answers from
 // precomputed bytes, either as a child process over stdio or in process
 // over net.Pipe. Run them with:
 //
@@ -22,13 +22,13 @@ type benchTransport struct {
 
 var benchTransports = []benchTransport{
 	{"stdio", func() mcp.Transport {
-		return &mcp.CommandTransport{Command: mcptest.Command("bench"), Logger: quiet}
+		return &mcp.CommandTransport{Command: testproc.Command("bench"), Logger: quiet}
 	}},
 	{"inmemory", func() mcp.Transport {
 		return mcp.TransportFunc(func(context.Context) (mcp.Stream, error) {
 			client, server := net.Pipe()
 			go func() {
-				mcptest.BenchServe(server, server)
+				testproc.BenchServe(server, server)
 				server.Close()
 			}()
 			return mcp.NewStream(client), nil

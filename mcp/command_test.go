@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,7 +53,7 @@ func TestCommandServer(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, res.Content, 1)
 		assert.Len(t, res.Content[0].Text, size)
-		assert.Equal(t, mcptest.BigText(size), res.Content[0].Text)
+		assert.Equal(t, testproc.BigText(size), res.Content[0].Text)
 	})
 	t.Run("large results in a row each keep their own text", func(t *testing.T) {
 		noLeaks(t)
@@ -66,7 +66,7 @@ func TestCommandServer(t *testing.T) {
 			results = append(results, res)
 		}
 		for i, size := range sizes { // checked once all have arrived
-			assert.True(t, results[i].Text() == mcptest.BigText(size), "result %d (%d bytes) is intact", i, size)
+			assert.True(t, results[i].Text() == testproc.BigText(size), "result %d (%d bytes) is intact", i, size)
 		}
 	})
 	t.Run("a message past the maximum fails that call only", func(t *testing.T) {
@@ -133,7 +133,7 @@ func TestCommandServerDies(t *testing.T) {
 	t.Run("a server that exits while a grandchild holds its stdout fails pending calls within 100 ms", func(t *testing.T) {
 		noLeaks(t)
 		pidFile := filepath.Join(t.TempDir(), "pid")
-		tr := child("grandchild", mcptest.EnvPIDFile+"="+pidFile)
+		tr := child("grandchild", testproc.EnvPIDFile+"="+pidFile)
 		c := connect(t, tr)
 		start := time.Now()
 		_, err := c.CallTool(ctxTimeout(t, 30*time.Second), "exit", nil)
@@ -164,7 +164,7 @@ func TestCommandShutdown(t *testing.T) {
 	t.Run("a grandchild that keeps stdout open does not hold Close", func(t *testing.T) {
 		noLeaks(t)
 		pidFile := filepath.Join(t.TempDir(), "pid")
-		tr := child("grandchild", mcptest.EnvPIDFile+"="+pidFile)
+		tr := child("grandchild", testproc.EnvPIDFile+"="+pidFile)
 		c := connect(t, tr)
 		start := time.Now()
 		require.NoError(t, c.Close())

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
 // One Connection for both eras: Connect finds out which a server speaks,

@@ -6,8 +6,8 @@ import (
 	"log"
 	"strings"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
 // Many servers, one tool list: each tool is exposed as mcp__<server>__<tool>

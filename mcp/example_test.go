@@ -8,8 +8,8 @@ import (
 	"net"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
 // Connect to a server, list its tools and call one. Here the server runs in

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

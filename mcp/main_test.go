@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	mcptest.Main() // serve as a child-process server when asked to
+	testproc.Main() // serve as a child-process server when asked to
 	os.Exit(m.Run())
 }
 
@@ -44,13 +44,13 @@ func connect(t *testing.T, tr mcp.Transport) *mcp.Connection {
 // child process, with short shutdown waits.
 func child(scenario string, env ...string) *mcp.CommandTransport {
 	return &mcp.CommandTransport{
-		Command:         mcptest.Command(scenario, env...),
+		Command:         testproc.Command(scenario, env...),
 		ShutdownTimeout: 300 * time.Millisecond,
 		Logger:          quiet,
 	}
 }
 
-func gone(pid int) bool { return mcptest.Gone(pid) }
+func gone(pid int) bool { return testproc.Gone(pid) }
 
 func pidOf(cmd *exec.Cmd) int { return cmd.Process.Pid }
 

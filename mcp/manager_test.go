@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -447,11 +448,11 @@ func TestManagerCloseManyServers(t *testing.T) {
 	for _, s := range m.Status() {
 		require.Equal(t, mcp.StateConnected, s.State, s.Name)
 	}
-	require.Len(t, mcptest.LiveChildren(), 20)
+	require.Len(t, testproc.LiveChildren(), 20)
 	start := time.Now()
 	require.NoError(t, m.Close())
 	assert.Less(t, time.Since(start), 2*time.Second, "servers close in parallel")
-	assert.Empty(t, mcptest.LiveChildren(), "no server process outlives Close")
+	assert.Empty(t, testproc.LiveChildren(), "no server process outlives Close")
 }
 
 func TestManagerExposedNamesAreUnique(t *testing.T) {

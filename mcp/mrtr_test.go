@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -170,9 +170,7 @@ func TestMultiRoundTripRequests(t *testing.T) {
 	t.Run("a legacy server's result is never taken for input_required", func(t *testing.T) {
 		noLeaks(t)
 		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
-			r := mcptest.TextResult("legacy")
-			r["resultType"] = "input_required"
-			s.Reply(m.ID, r)
+			s.Reply(m.ID, map[string]any{"resultType": "input_required", "content": []any{map[string]any{"type": "text", "text": "legacy"}}})
 		}}}
 		c := connect(t, srv.Transport())
 		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "t", nil)

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

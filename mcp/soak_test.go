@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,7 +94,7 @@ func TestSoak(t *testing.T) {
 	deadline := time.Now().Add(duration)
 	for time.Now().Before(deadline) {
 		time.Sleep(time.Duration(100+killer.IntN(400)) * time.Millisecond) // the pace of the chaos, not a wait for a result
-		if kids := mcptest.LiveChildren(); len(kids) > 0 {
+		if kids := testproc.LiveChildren(); len(kids) > 0 {
 			if syscall.Kill(kids[killer.IntN(len(kids))], syscall.SIGKILL) == nil {
 				kills++
 			}
@@ -138,7 +138,7 @@ func TestSoak(t *testing.T) {
 	assert.Less(t, heap, baseHeap+32<<20, "the heap stays flat")
 
 	require.NoError(t, m.Close())
-	assert.Empty(t, mcptest.LiveChildren(), "no server outlives Close")
+	assert.Empty(t, testproc.LiveChildren(), "no server outlives Close")
 }
 
 func openFDs(t *testing.T) int {

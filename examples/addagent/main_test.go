@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
 	"github.com/mcplug/mcplug/internal/mockllm"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,7 +59,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	require.Len(t, result.Content, 1)
 	assert.Equal(t, "42", result.Content[0].Text, "the sum was computed by the add server process")
 
-	assert.Empty(t, mcptest.LiveChildren(), "the server process is gone")
+	assert.Empty(t, testproc.LiveChildren(), "the server process is gone")
 }
 
 // projectServer writes a .mcp.json with the server "extra" in a new
@@ -103,7 +103,7 @@ func TestDemoProjectServers(t *testing.T) {
 		d := &demo{stdout: &stdout, stderr: &stderr}
 		require.Equal(t, 0, d.run(context.Background(), nil), stderr.String())
 		assert.ElementsMatch(t, []string{"mcp__demo__add", "mcp__extra__add"}, offeredTools(t, d), "the model sees both servers' tools")
-		assert.Empty(t, mcptest.LiveChildren())
+		assert.Empty(t, testproc.LiveChildren())
 	})
 	t.Run("an unapproved project server is not started, and the user is told", func(t *testing.T) {
 		projectServer(t, "")

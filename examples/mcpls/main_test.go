@@ -7,21 +7,21 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {
-	mcptest.Main()
+	testproc.Main()
 	os.Exit(m.Run())
 }
 
 func config(t *testing.T) string {
 	t.Helper()
 	entry := func(scenario string) map[string]any {
-		return map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{mcptest.EnvScenario: scenario}}
+		return map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: scenario}}
 	}
 	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"demo":   entry("basic"),
@@ -43,7 +43,7 @@ func TestList(t *testing.T) {
 	assert.Regexp(t, `demo\s+connected\s+stdio\s+-\s+2 tools\s+fake 1.0.0 \(protocol 2025-11-25, legacy\)`, out)
 	assert.Regexp(t, `off\s+disabled\s+stdio\s+-\s+0 tools`, out)
 	assert.Contains(t, out, "mcp__demo__add\n    Add two numbers.")
-	assert.Empty(t, mcptest.LiveChildren())
+	assert.Empty(t, testproc.LiveChildren())
 }
 
 func TestCall(t *testing.T) {
@@ -65,7 +65,7 @@ func TestProjectServersAndApproval(t *testing.T) {
 	home, project := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
 	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"proj": map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{mcptest.EnvScenario: "basic"}},
+		"proj": map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: "basic"}},
 	}})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(project, ".mcp.json"), b, 0o644))
@@ -73,7 +73,7 @@ func TestProjectServersAndApproval(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"-C", project}, &stdout, &stderr), stderr.String())
 	assert.Regexp(t, `proj\s+needs approval\s+stdio\s+project\s+0 tools\s+from .*\.mcp\.json; approve with: mcpls -approve proj`, stdout.String())
-	assert.Empty(t, mcptest.LiveChildren(), "nothing was started")
+	assert.Empty(t, testproc.LiveChildren(), "nothing was started")
 
 	stdout.Reset()
 	assert.Equal(t, 0, run([]string{"-C", project, "-approve", "proj"}, &stdout, &stderr), stderr.String())

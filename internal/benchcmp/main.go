@@ -25,7 +25,7 @@ import (
 
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/mcplug/mcplug/internal/mcptest"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -113,7 +113,7 @@ type measurement struct {
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		if err := mcptest.BenchServe(os.Stdin, os.Stdout); err != nil {
+		if err := testproc.BenchServe(os.Stdin, os.Stdout); err != nil {
 			os.Exit(1)
 		}
 		return

@@ -1,7 +1,9 @@
-package mcptest
+// Package testproc runs fake MCP servers as real child processes, by
+// re-executing the test binary (Command, with Main called first in
+// TestMain), and tells which processes are left (Gone, LiveChildren).
+package testproc
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/addserver"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
 // EnvScenario names the scenario a re-executed test binary runs as a
@@ -26,7 +29,7 @@ const (
 // Main returns at once. Call it first in TestMain, so that the test binary
 // can serve as a child-process server:
 //
-//	func TestMain(m *testing.M) { mcptest.Main(); os.Exit(m.Run()) }
+//	func TestMain(m *testing.M) { testproc.Main(); os.Exit(m.Run()) }
 func Main() {
 	name := os.Getenv(EnvScenario)
 	if name == "" {
@@ -50,7 +53,7 @@ func Command(scenario string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-func serveStdio(srv *Server) { srv.Serve(os.Stdin, os.Stdout) }
+func serveStdio(srv *mcptest.Server) { srv.Serve(os.Stdin, os.Stdout) }
 
 func sleepForever() {
 	for {
@@ -60,19 +63,19 @@ func sleepForever() {
 
 var scenarios = map[string]func(){
 	// A well-behaved server with the default tools.
-	"basic": func() { serveStdio(&Server{}) },
+	"basic": func() { serveStdio(&mcptest.Server{}) },
 
 	// A server of the 2026-07-28 revision only, and one of both eras.
-	"modern":   func() { serveStdio(&Server{Versions: Modern}) },
-	"dual-era": func() { serveStdio(&Server{Versions: DualEra}) },
+	"modern":   func() { serveStdio(&mcptest.Server{Versions: mcptest.Modern}) },
+	"dual-era": func() { serveStdio(&mcptest.Server{Versions: mcptest.DualEra}) },
 
 	// tools/call "where" answers its working directory and
 	// $CLAUDE_PROJECT_DIR.
 	"where": func() {
-		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+		serveStdio(&mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
 			"where": func(map[string]any) any {
 				wd, _ := os.Getwd()
-				return TextResult(wd + "|" + os.Getenv("CLAUDE_PROJECT_DIR"))
+				return mcptest.TextResult(wd + "|" + os.Getenv("CLAUDE_PROJECT_DIR"))
 			},
 		}})
 	},
@@ -89,7 +92,7 @@ var scenarios = map[string]func(){
 	"noisy": func() {
 		fmt.Println("Starting fake server v1.0 ...")
 		fmt.Println(`{"level":"info","msg":"JSON log line, not a message"}`)
-		serveStdio(&Server{Noise: true})
+		serveStdio(&mcptest.Server{Noise: true})
 	},
 
 	// Dies before answering initialize.
@@ -101,27 +104,27 @@ var scenarios = map[string]func(){
 
 	// Crashes on tools/call "crash".
 	"crash-on-call": func() {
-		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+		serveStdio(&mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
 			"crash": func(map[string]any) any {
 				fmt.Fprintln(os.Stderr, "panic: boom")
 				os.Exit(2)
 				return nil
 			},
-			"echo": DefaultToolFuncs["echo"],
+			"echo": mcptest.DefaultToolFuncs["echo"],
 		}})
 	},
 
 	// Ignores stdin closing and SIGTERM: only SIGKILL ends it.
 	"stubborn": func() {
 		signal.Ignore(syscall.SIGTERM)
-		serveStdio(&Server{})
+		serveStdio(&mcptest.Server{})
 		sleepForever()
 	},
 
 	// Never answers initialize, ignores stdin closing and SIGTERM.
 	"never-init": func() {
 		signal.Ignore(syscall.SIGTERM)
-		serveStdio(&Server{Handlers: map[string]Handler{"initialize": func(*Session, *Message) {}}})
+		serveStdio(&mcptest.Server{Handlers: map[string]mcptest.Handler{"initialize": func(*mcptest.Session, *mcptest.Message) {}}})
 		sleepForever()
 	},
 
@@ -137,7 +140,7 @@ var scenarios = map[string]func(){
 		if f := os.Getenv(EnvPIDFile); f != "" {
 			os.WriteFile(f, []byte(strconv.Itoa(gc.Process.Pid)), 0o644)
 		}
-		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+		serveStdio(&mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
 			"exit": func(map[string]any) any {
 				fmt.Fprintln(os.Stderr, "exiting on request")
 				os.Exit(1)
@@ -158,24 +161,24 @@ var scenarios = map[string]func(){
 			}
 			close(done)
 		}()
-		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
-			"flood-done": func(map[string]any) any { <-done; return TextResult("done") },
+		serveStdio(&mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
+			"flood-done": func(map[string]any) any { <-done; return mcptest.TextResult("done") },
 		}})
 	},
 
 	// Answers initialize, then stops reading stdin for good.
 	"stop-reading": func() {
-		serveStdio(&Server{Handlers: map[string]Handler{
-			"notifications/initialized": func(*Session, *Message) { sleepForever() },
+		serveStdio(&mcptest.Server{Handlers: map[string]mcptest.Handler{
+			"notifications/initialized": func(*mcptest.Session, *mcptest.Message) { sleepForever() },
 		}})
 	},
 
 	// tools/call "big" answers text of args.size bytes, with newlines.
 	"huge": func() {
-		serveStdio(&Server{ToolFuncs: map[string]func(map[string]any) any{
+		serveStdio(&mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
 			"big": func(args map[string]any) any {
 				size, _ := args["size"].(float64)
-				return TextResult(BigText(int(size)))
+				return mcptest.TextResult(BigText(int(size)))
 			},
 		}})
 	},
@@ -191,13 +194,4 @@ func BigText(n int) string {
 	}
 	b.WriteString(strings.Repeat("y", n-b.Len()))
 	return b.String()
-}
-
-// Raw returns v encoded as JSON, for Server.Tools.
-func Raw(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package mcptest
+package testproc
 
 import (
 	"errors"

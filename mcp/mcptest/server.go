@@ -1,10 +1,3 @@
-// Package mcptest provides a scriptable fake MCP server for tests: in
-// process (Server.Transport) or as a real child process made by re-executing
-// the test binary (Command, with Main called from TestMain).
-//
-// The fake works on raw lines, so a test can make it misbehave in every way
-// a real server might: noise on stdout, responses out of order or twice,
-// huge messages, exits and hangs.
 package mcptest
 
 import (
@@ -13,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -39,21 +31,28 @@ func (m *Message) IsRequest() bool { return m.Method != "" && m.ID != nil }
 // it may reply at once, later from another goroutine, or never.
 type Handler func(s *Session, m *Message)
 
-// Server is a fake MCP server. The zero value answers initialize (echoing
-// the client's protocol version), ping, tools/list (Tools) and tools/call
-// (ToolFuncs), and -32601 for any other request.
+// Server is a fake MCP server. Its zero value is ready: it answers
+// initialize (echoing the client's protocol version), ping, and the
+// methods of whatever was added to it (AddTool, AddResource,
+// AddResourceTemplate, AddPrompt), and -32601 for any other request. A
+// Server to which nothing was added serves DefaultTools (echo and add).
+//
+// The exported fields script it at a lower level, for tests that need a
+// server to misbehave; set them before the server serves. Add methods and
+// InjectFault may be called at any time, from any goroutine.
 type Server struct {
 	Name            string                                   // serverInfo.name; "" means "fake"
 	ProtocolVersion string                                   // initialize answers this; "" echoes the client's
 	Instructions    string                                   // sent in the initialize result
-	Tools           []json.RawMessage                        // tools/list; nil means DefaultTools
+	Tools           []json.RawMessage                        // tools/list as is, replacing the added tools
 	PageSize        int                                      // tools/list page size; 0 means one page
-	ToolFuncs       map[string]func(args map[string]any) any // tools/call results; nil means DefaultToolFuncs
-	Handlers        map[string]Handler                       // per-method overrides
+	ToolFuncs       map[string]func(args map[string]any) any // tools/call results, beside the added tools
+	Handlers        map[string]Handler                       // per-method overrides, run on the read loop
 	OnMessage       func(m *Message)                         // sees every incoming message first
-	Noise           bool                                     // write a log line on stdout before and after each message
+	Noise           bool                                     // stdio: write a log line on stdout before and after each message
 
-	// Capabilities are the server's capabilities; nil means tools only.
+	// Capabilities are the server's capabilities; nil means those of what
+	// was added (tools always, resources and prompts when there are some).
 	Capabilities map[string]any
 
 	// Versions are the protocol versions the server speaks. Nil means a
@@ -63,6 +62,17 @@ type Server struct {
 	// speaks gets an UnsupportedProtocolVersionError; with legacy versions
 	// too it is dual-era; with modern ones only, initialize is refused.
 	Versions []string
+
+	mu        sync.Mutex
+	tools     []*tool
+	resources []*resource
+	templates []*resourceTemplate
+	prompts   []*prompt
+	faults    map[string][]Fault
+	sessions  map[*Session]struct{}
+	pending   map[string]chan *Message // server requests waiting for their answers, by raw id
+	inflight  map[inflightKey]context.CancelCauseFunc
+	lastID    int64
 }
 
 // Modern is the version list of a modern-only server.
@@ -123,74 +133,20 @@ var DefaultToolFuncs = map[string]func(args map[string]any) any{
 }
 
 // TextResult is a tools/call result with one text block.
-func TextResult(text string) map[string]any {
-	return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
+func TextResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{{Type: mcp.ContentText, Text: text}}}
 }
 
-// Session is one client connection to a Server.
-type Session struct {
-	srv *Server
-	mu  sync.Mutex
-	w   io.Writer
-}
-
-// Send writes v as one line.
-func (s *Session) Send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return s.WriteRaw(string(b) + "\n")
-}
-
-// WriteRaw writes text to the client as is.
-func (s *Session) WriteRaw(text string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, err := io.WriteString(s.w, text)
-	return err
-}
-
-// Close ends the session as a server that goes away would (the in-memory
-// transport's pipe closes).
-func (s *Session) Close() error {
-	if c, ok := s.w.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
-}
-
-// Reply sends a result for id.
-func (s *Session) Reply(id json.RawMessage, result any) error {
-	return s.Send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-// ReplyError sends an error for id.
-func (s *Session) ReplyError(id json.RawMessage, code int, message string) error {
-	return s.Send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
-}
-
-// Notify sends a notification.
-func (s *Session) Notify(method string, params any) error {
-	m := map[string]any{"jsonrpc": "2.0", "method": method}
-	if params != nil {
-		m["params"] = params
-	}
-	return s.Send(m)
-}
-
-// Request sends a request with the given id.
-func (s *Session) Request(id any, method string, params any) error {
-	m := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		m["params"] = params
-	}
-	return s.Send(m)
-}
-
-// Serve reads messages from r and answers on w until r ends.
+// Serve serves one client: it reads messages from r and answers on w until
+// r ends, then cancels the requests still running and waits for their
+// handlers to return.
 func (srv *Server) Serve(r io.Reader, w io.Writer) error {
-	s := &Session{srv: srv, w: w}
+	s := srv.newSession(context.Background(), w)
+	srv.track(s)
+	defer func() {
+		srv.untrack(s)
+		s.end()
+	}()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadString('\n')
@@ -215,15 +171,31 @@ func (srv *Server) Serve(r io.Reader, w io.Writer) error {
 	}
 }
 
+// handle serves one incoming message: a fault injected for it, a Handlers
+// override, an answer to a request of the server, a cancellation, or a
+// request of the protocol.
 func (srv *Server) handle(s *Session, m *Message) {
 	if srv.OnMessage != nil {
 		srv.OnMessage(m)
+	}
+	if m.IsRequest() {
+		if f, ok := srv.takeFault(m.Method); ok {
+			f.apply(s, m)
+			return
+		}
 	}
 	if h, ok := srv.Handlers[m.Method]; ok {
 		h(s, m)
 		return
 	}
-	if !m.IsRequest() {
+	switch {
+	case m.Method == "" && m.ID != nil:
+		srv.deliver(m)
+		return
+	case m.Method == "notifications/cancelled":
+		srv.cancel(s, m.Params)
+		return
+	case !m.IsRequest():
 		return
 	}
 	if srv.modern() && m.Method != "initialize" {
@@ -239,7 +211,7 @@ func (srv *Server) handle(s *Session, m *Message) {
 	switch m.Method {
 	case "server/discover":
 		if !srv.modern() {
-			s.ReplyError(m.ID, -32601, "method not found")
+			s.ReplyError(m.ID, mcp.CodeMethodNotFound, "method not found")
 			return
 		}
 		info := map[string]any{"name": srv.name(), "version": "1.0.0"}
@@ -253,10 +225,9 @@ func (srv *Server) handle(s *Session, m *Message) {
 			res["instructions"] = srv.Instructions
 		}
 		s.Reply(m.ID, res)
-		return
 	case "initialize":
 		if !srv.legacy() {
-			s.ReplyError(m.ID, -32601, fmt.Sprintf("initialize is not supported: this server speaks %v", srv.Versions))
+			s.ReplyError(m.ID, mcp.CodeMethodNotFound, fmt.Sprintf("initialize is not supported: this server speaks %v", srv.Versions))
 			return
 		}
 		var p struct {
@@ -277,35 +248,49 @@ func (srv *Server) handle(s *Session, m *Message) {
 		}
 		s.Reply(m.ID, res)
 	case "ping":
-		s.Reply(m.ID, map[string]any{})
+		s.Reply(m.ID, complete(m, map[string]any{}))
 	case "tools/list":
-		s.Reply(m.ID, srv.toolsPage(m.Params))
+		s.Reply(m.ID, complete(m, srv.toolsPage(m.Params)))
 	case "tools/call":
-		var p struct {
-			Name      string         `json:"name"`
-			Arguments map[string]any `json:"arguments"`
-		}
-		json.Unmarshal(m.Params, &p)
-		funcs := srv.ToolFuncs
-		if funcs == nil {
-			funcs = DefaultToolFuncs
-		}
-		f, ok := funcs[p.Name]
-		if !ok {
-			s.ReplyError(m.ID, -32602, "unknown tool: "+p.Name)
-			return
-		}
-		s.Reply(m.ID, f(p.Arguments))
+		srv.callTool(s, m)
+	case "resources/list":
+		s.Reply(m.ID, complete(m, map[string]any{"resources": srv.listResources()}))
+	case "resources/templates/list":
+		s.Reply(m.ID, complete(m, map[string]any{"resourceTemplates": srv.listTemplates()}))
+	case "resources/read":
+		srv.readResource(s, m)
+	case "prompts/list":
+		s.Reply(m.ID, complete(m, map[string]any{"prompts": srv.listPrompts()}))
+	case "prompts/get":
+		srv.getPrompt(s, m)
 	default:
-		s.ReplyError(m.ID, -32601, "method not found")
+		s.ReplyError(m.ID, mcp.CodeMethodNotFound, "method not found")
 	}
+}
+
+// complete marks the result of a modern request as complete, as the
+// 2026-07-28 revision asks of every result.
+func complete(m *Message, res map[string]any) map[string]any {
+	if RequestVersion(m.Params) >= mcp.LatestProtocolVersion {
+		res["resultType"] = "complete"
+	}
+	return res
 }
 
 func (srv *Server) caps() map[string]any {
 	if srv.Capabilities != nil {
 		return srv.Capabilities
 	}
-	return map[string]any{"tools": map[string]any{"listChanged": true}}
+	caps := map[string]any{"tools": map[string]any{"listChanged": true}}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.resources)+len(srv.templates) > 0 {
+		caps["resources"] = map[string]any{"listChanged": true}
+	}
+	if len(srv.prompts) > 0 {
+		caps["prompts"] = map[string]any{"listChanged": true}
+	}
+	return caps
 }
 
 func (srv *Server) name() string {
@@ -315,52 +300,9 @@ func (srv *Server) name() string {
 	return srv.Name
 }
 
-func (srv *Server) toolsPage(params json.RawMessage) map[string]any {
-	tools := srv.listedTools()
-	if srv.PageSize <= 0 {
-		return map[string]any{"tools": tools}
-	}
-	var p struct {
-		Cursor string `json:"cursor"`
-	}
-	json.Unmarshal(params, &p)
-	start := 0
-	fmt.Sscanf(p.Cursor, "page-%d", &start)
-	end := min(start+srv.PageSize, len(tools))
-	res := map[string]any{"tools": tools[start:end]}
-	if end < len(tools) {
-		res["nextCursor"] = fmt.Sprintf("page-%d", end)
-	}
-	return res
-}
-
-// listedTools is Tools, or else a tool for each of ToolFuncs (with the
-// definition from DefaultTools where the name matches).
-func (srv *Server) listedTools() []json.RawMessage {
-	if srv.Tools != nil {
-		return srv.Tools
-	}
-	if srv.ToolFuncs == nil {
-		return DefaultTools
-	}
-	names := slices.Sorted(maps.Keys(srv.ToolFuncs))
-	var out []json.RawMessage
-	for _, n := range names {
-		def := Raw(map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
-		for _, d := range DefaultTools {
-			var t struct{ Name string }
-			json.Unmarshal(d, &t)
-			if t.Name == n {
-				def = d
-			}
-		}
-		out = append(out, def)
-	}
-	return out
-}
-
 // Transport returns a Transport to this server running in-process over
-// net.Pipe. The server's goroutine ends when the client closes the stream.
+// net.Pipe: each Connect is a new session, served by a goroutine that ends
+// when the client closes the stream.
 func (srv *Server) Transport() mcp.Transport {
 	return mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
 		client, server := net.Pipe()
@@ -370,4 +312,14 @@ func (srv *Server) Transport() mcp.Transport {
 		}()
 		return mcp.NewStream(client), nil
 	})
+}
+
+// Raw returns v encoded as JSON, for Server.Tools; it panics if v cannot
+// be encoded.
+func Raw(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
