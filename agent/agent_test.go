@@ -345,22 +345,13 @@ func TestTheAgentKeepsUpWithToolChanges(t *testing.T) {
 	})
 	t.Run("an MCP server's list_changed reaches the next Chat of the same Agent", func(t *testing.T) {
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-		var mu sync.Mutex
-		tools := []json.RawMessage{mcptest.DefaultTools[0]}
-		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
-			"tools/list": func(s *mcptest.Session, m *mcptest.Message) {
-				mu.Lock()
-				defer mu.Unlock()
-				s.Reply(m.ID, map[string]any{"tools": tools})
-			},
-			"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
-				mu.Lock()
-				tools = append(tools, mcptest.Raw(map[string]any{"name": "later", "inputSchema": map[string]any{"type": "object"}}))
-				mu.Unlock()
-				s.Notify("notifications/tools/list_changed", nil)
-				s.Reply(m.ID, mcptest.TextResult("added"))
-			},
-		}}
+		srv := &mcptest.Server{}
+		srv.AddTool(mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
+			srv.AddTool(mcp.Tool{Name: "later"}, func(context.Context, *mcptest.Request) (*mcp.CallToolResult, error) {
+				return mcptest.TextResult("later"), nil
+			})
+			return mcptest.TextResult("added"), nil
+		})
 		m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
 		defer m.Close()
 		require.NoError(t, m.Add("s", srv.Transport()))
@@ -382,17 +373,10 @@ func TestTheAgentKeepsUpWithToolChanges(t *testing.T) {
 
 func TestResourceTools(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	srv := &mcptest.Server{
-		Capabilities: map[string]any{"tools": map[string]any{}, "resources": map[string]any{}},
-		Handlers: map[string]mcptest.Handler{
-			"resources/list": func(s *mcptest.Session, m *mcptest.Message) {
-				s.Reply(m.ID, map[string]any{"resources": []any{map[string]any{"uri": "file:///guide.md", "name": "guide", "mimeType": "text/markdown"}}})
-			},
-			"resources/read": func(s *mcptest.Session, m *mcptest.Message) {
-				s.Reply(m.ID, map[string]any{"contents": []any{map[string]any{"uri": "file:///guide.md", "text": "# Read me"}}})
-			},
-		},
-	}
+	srv := &mcptest.Server{}
+	srv.AddResource(mcp.Resource{URI: "file:///guide.md", Name: "guide", MimeType: "text/markdown"}, func(ctx context.Context, req *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return mcptest.TextResource(req.URI, "# Read me"), nil
+	})
 	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
 	defer m.Close()
 	require.NoError(t, m.Add("docs", srv.Transport()))

@@ -210,11 +210,11 @@ func (srv *Server) serve(s *Session, m *Message, handler func(ctx context.Contex
 		if errors.Is(context.Cause(ctx), errCancelled) || s.ctx.Err() != nil {
 			return // cancelled requests get no answer; ended sessions take none
 		}
-		var rpcErr *mcp.Error
+		rpcErr, isRPC := err.(*mcp.Error)
 		switch {
 		case errors.Is(err, ErrInputRequired) && r.missing != nil:
 			s.Reply(m.ID, r.inputRequired())
-		case errors.As(err, &rpcErr):
+		case isRPC:
 			e := map[string]any{"code": rpcErr.Code, "message": rpcErr.Message}
 			if len(rpcErr.Data) > 0 {
 				e["data"] = rpcErr.Data

@@ -117,3 +117,8 @@ func (srv *Server) readResource(s *Session, m *Message) {
 	}
 	srv.serve(s, m, func(ctx context.Context, r *Request) (any, error) { return h(ctx, r) }, nil)
 }
+
+// TextResource is a resources/read result with one text content.
+func TextResource(uri, text string) *mcp.ReadResourceResult {
+	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, MimeType: "text/plain", Text: &text}}}
+}

@@ -136,9 +136,9 @@ func (s *Session) Request(id any, method string, params any) error {
 }
 
 // Call sends a request to the client and waits for its answer, which it
-// decodes into result (unless result is nil). It returns an *mcp.Error when
-// the client answers with an error, and ctx's error when ctx ends first,
-// or errSessionEnded when the session does.
+// decodes into result (unless result is nil). An error answer is returned
+// as an error that wraps an *mcp.Error; Call also fails when ctx or the
+// session ends first.
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
 	srv := s.srv
 	ch := make(chan *Message, 1)
@@ -167,7 +167,7 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 				Data    json.RawMessage `json:"data"`
 			}
 			json.Unmarshal(m.Error, &e)
-			return &mcp.Error{Code: e.Code, Message: e.Message, Data: e.Data}
+			return fmt.Errorf("mcptest: the client answered %s with an error: %w", method, &mcp.Error{Code: e.Code, Message: e.Message, Data: e.Data})
 		}
 		if result == nil {
 			return nil

@@ -13,8 +13,8 @@ import (
 // ToolHandler serves tools/call for one tool. It runs in its own goroutine;
 // ctx ends when the client cancels the call or the session ends. An error
 // becomes a tool error (a result with IsError set and the error's text),
-// except ErrInputRequired and an *mcp.Error, which becomes a JSON-RPC error
-// with its code.
+// except ErrInputRequired (see Request) and an *mcp.Error returned as is
+// (not wrapped), which becomes a JSON-RPC error with its code.
 type ToolHandler func(ctx context.Context, req *Request) (*mcp.CallToolResult, error)
 
 type tool struct {
