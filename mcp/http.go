@@ -45,6 +45,10 @@ type StreamableHTTPTransport struct {
 	// to each (a fresh token, say).
 	Headers    http.Header
 	HeaderFunc func(ctx context.Context) (http.Header, error)
+	// Auth, if set, authorizes every request (OAuth: package mcp/auth); a
+	// 401 or 403 answer lets it obtain credentials and the request is sent
+	// again, at most twice.
+	Auth Authorizer
 
 	// FallbackToSSE makes the transport switch to the legacy HTTP+SSE
 	// transport (SSETransport on the same URL) when the server answers the
@@ -74,7 +78,7 @@ func (t *StreamableHTTPTransport) Connect(ctx context.Context) (Stream, error) {
 	if t.URL == "" {
 		return nil, errors.New("mcp: StreamableHTTPTransport.URL is empty")
 	}
-	cfg := newHTTPConfig(t.URL, t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
+	cfg := newHTTPConfig(t.URL, t.Client, t.Auth, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
 	closeTimeout := t.CloseTimeout
 	if closeTimeout <= 0 {
 		closeTimeout = 2 * time.Second

@@ -28,11 +28,15 @@ type httpConfig struct {
 	maxMessageSize int
 }
 
-// newHTTPConfig fills in the defaults (http.DefaultClient, slog.Default())
-// and makes the client follow redirects only within rawURL's origin.
-func newHTTPConfig(rawURL string, client *http.Client, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) *httpConfig {
+// newHTTPConfig fills in the defaults (http.DefaultClient, slog.Default()),
+// sends the client's requests through auth when it is set, and makes the
+// client follow redirects only within rawURL's origin.
+func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) *httpConfig {
 	if client == nil {
 		client = http.DefaultClient
+	}
+	if auth != nil {
+		client = withAuthorizer(client, auth)
 	}
 	if logger == nil {
 		logger = slog.Default()

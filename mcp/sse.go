@@ -210,13 +210,14 @@ type SSETransport struct {
 	Client     *http.Client // nil means http.DefaultClient
 	Headers    http.Header  // sent with every request
 	HeaderFunc func(ctx context.Context) (http.Header, error)
+	Auth       Authorizer // as StreamableHTTPTransport.Auth
 	// MaxMessageSize bounds one message; zero means 64 MiB.
 	MaxMessageSize int
 	Logger         *slog.Logger
 }
 
 func (t *SSETransport) config() *httpConfig {
-	return newHTTPConfig(t.URL, t.Client, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
+	return newHTTPConfig(t.URL, t.Client, t.Auth, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
 }
 
 // Connect opens the SSE stream and waits for the endpoint.

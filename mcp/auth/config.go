@@ -1,0 +1,54 @@
+package auth
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+)
+
+// Config configures the authorization of one MCP server. Only ServerURL is
+// required; Browser is needed for a user's authorization.
+type Config struct {
+	// ServerURL is the MCP server's URL, the transport's. Tokens are sent
+	// to its origin only.
+	ServerURL string
+
+	// ClientID and ClientSecret are a pre-registered client (ClientSecret
+	// empty for a public client). Issuer, if set, binds them to that
+	// authorization server: with another, they are not used.
+	ClientID     string
+	ClientSecret string
+	Issuer       string
+
+	// ClientIDMetadataURL is the https URL of the program's client ID
+	// metadata document, used as the client id where the authorization
+	// server supports such documents; the document must list RedirectURL.
+	ClientIDMetadataURL string
+
+	// ClientName names the program in a dynamic registration; "" means
+	// "mcplug".
+	ClientName string
+
+	// RedirectURL is where the authorization server sends the user back,
+	// served by Browser (for example LoopbackBrowser's URL).
+	RedirectURL string
+
+	// Browser takes the user to authURL and returns the URL the
+	// authorization server redirected back to (RedirectURL with code,
+	// state and iss). Nil means no user is there: only stored tokens and
+	// their refresh can be used, and a server that asks for more fails
+	// with ErrNoBrowser.
+	Browser func(ctx context.Context, authURL string) (*url.URL, error)
+
+	// Store keeps registrations and tokens; nil means a MemoryStore.
+	Store Store
+
+	// HTTPClient makes the metadata, registration and token requests; nil
+	// means a client with a 30-second timeout.
+	HTTPClient *http.Client
+
+	// Logger gets what the flow does at Debug (never a token or secret);
+	// nil means slog.Default().
+	Logger *slog.Logger
+}

@@ -1,0 +1,79 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"net/http"
+)
+
+// Authorizer authorizes the requests of an HTTP transport, as the MCP
+// authorization spec describes for remote servers: package
+// github.com/mcplug/mcplug/mcp/auth implements it with OAuth 2.1. Its
+// methods may be called from several goroutines at once.
+type Authorizer interface {
+	// Authorize sets the credentials of a request to the server (its
+	// Authorization header), when it has some. An error fails the request.
+	Authorize(ctx context.Context, req *http.Request) error
+
+	// Challenged is called with a 401 or 403 answer to req. It returns
+	// retry true when it obtained new credentials and req should be sent
+	// again; false and nil to let the answer through as it is (an
+	// *HTTPStatusError follows); or an error, which fails the request.
+	Challenged(ctx context.Context, req *http.Request, resp *http.Response) (retry bool, err error)
+}
+
+// maxAuthRetries bounds how often one request is sent again after new
+// credentials: a first authorization, then one step up of its scopes.
+const maxAuthRetries = 2
+
+// authTransport sends requests with an Authorizer's credentials, and sends
+// a request again when a 401 or 403 made the Authorizer obtain new ones.
+type authTransport struct {
+	base http.RoundTripper
+	auth Authorizer
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		r := req.Clone(ctx)
+		if attempt > 0 && req.Body != nil && req.Body != http.NoBody {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			r.Body = body
+		}
+		if err := t.auth.Authorize(ctx, r); err != nil {
+			return nil, err
+		}
+		resp, err := t.base.RoundTrip(r)
+		if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) || attempt == maxAuthRetries {
+			return resp, err
+		}
+		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			return resp, nil // cannot be sent again
+		}
+		retry, err := t.auth.Challenged(ctx, r, resp)
+		if err != nil || !retry {
+			if err != nil {
+				resp.Body.Close()
+				return nil, err
+			}
+			return resp, nil
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+	}
+}
+
+// withAuthorizer returns a copy of c whose requests go through a.
+func withAuthorizer(c *http.Client, a Authorizer) *http.Client {
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	cc := *c
+	cc.Transport = &authTransport{base: base, auth: a}
+	return &cc
+}
