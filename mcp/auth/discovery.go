@@ -204,4 +204,3 @@ func (md *serverMetadata) checkPKCE() error {
 	}
 	return nil
 }
-
