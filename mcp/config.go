@@ -46,6 +46,9 @@ type ServerConfig struct {
 	HeadersHelper string `json:"headersHelper,omitempty"`
 	// Disabled servers are listed in Status but never started.
 	Disabled bool `json:"disabled,omitempty"`
+	// OAuth is an http or sse server's pre-registered OAuth client, as
+	// Claude Code writes it; the Manager's Authorizer uses it.
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 
 	// Scope is where the entry came from (see LoadConfig): ScopeUser and
 	// ScopeLocal are the user's own files, ScopeProject files came with
@@ -71,6 +74,18 @@ type ServerConfig struct {
 	// Err is the entry's problem, a *ConfigError, or nil. A server with an
 	// Err is never started; Manager shows it as failed.
 	Err error `json:"-"`
+}
+
+// OAuthConfig is the "oauth" object of a remote server entry: a client
+// registered with the server's authorization server beforehand.
+// ${VAR} is expanded in both strings, so that the secret can stay out of
+// the file.
+type OAuthConfig struct {
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// CallbackPort is the loopback port of the redirect URI registered
+	// with the client; 0 means the program's choice.
+	CallbackPort int `json:"callbackPort,omitempty"`
 }
 
 // Scope is where a server entry comes from, as Claude Code names them.
@@ -458,7 +473,7 @@ func parseEntry(name string, raw json.RawMessage, source string) *ServerConfig {
 	if err := json.Unmarshal(raw, sc); err != nil {
 		return fail("%v", err)
 	}
-	for _, known := range []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled"} {
+	for _, known := range []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled", "oauth"} {
 		delete(fields, known)
 	}
 	if len(fields) > 0 {
@@ -496,7 +511,7 @@ func parseEntry(name string, raw json.RawMessage, source string) *ServerConfig {
 }
 
 // expand replaces ${VAR} and ${VAR:-default} in the command, args, env
-// values, cwd, url and headers.
+// values, cwd, url, headers and the oauth client.
 func (sc *ServerConfig) expand(lookup func(string) (string, bool)) error {
 	var errs []error
 	ex := func(field, s string) string {
@@ -517,6 +532,10 @@ func (sc *ServerConfig) expand(lookup func(string) (string, bool)) error {
 	sc.URL = ex("url", sc.URL)
 	for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
 		sc.Headers[k] = ex("headers."+k, sc.Headers[k])
+	}
+	if sc.OAuth != nil {
+		sc.OAuth.ClientID = ex("oauth.clientId", sc.OAuth.ClientID)
+		sc.OAuth.ClientSecret = ex("oauth.clientSecret", sc.OAuth.ClientSecret)
 	}
 	return errors.Join(errs...)
 }

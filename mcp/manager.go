@@ -58,6 +58,13 @@ type ManagerOptions struct {
 	// beside the ToolListChanged given. Nil means no handlers.
 	ServerOptions func(name string, sc *ServerConfig) *Options
 
+	// Authorizer, if set, gives the Authorizer of each http and sse server
+	// from config (a *auth.Client of package mcp/auth, which can take the
+	// entry's OAuth client), as a function of its name and entry; nil
+	// leaves a server without one. It is called once per server, when the
+	// server is first connected: its tokens outlive reconnections.
+	Authorizer func(name string, sc *ServerConfig) Authorizer
+
 	// ClientInfo and Logger are passed to every Connection (see Options).
 	ClientInfo *Implementation
 	Logger     *slog.Logger
@@ -202,6 +209,12 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 			case sc.Scope == ScopeProject && sc.Approval == Rejected:
 				s.state, s.err = StateDisabled, fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
 			}
+			authorizer := sync.OnceValue(func() Authorizer {
+				if m.opts.Authorizer == nil {
+					return nil
+				}
+				return m.opts.Authorizer(name, sc)
+			})
 			s.transport = func() (Transport, error) {
 				t, err := sc.Transport()
 				switch tt := t.(type) {
@@ -210,8 +223,10 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 					tt.Logger = m.logger.With("server", name)
 				case *StreamableHTTPTransport:
 					tt.Logger = m.logger.With("server", name)
+					tt.Auth = authorizer()
 				case *SSETransport:
 					tt.Logger = m.logger.With("server", name)
+					tt.Auth = authorizer()
 				}
 				return t, err
 			}

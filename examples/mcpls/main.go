@@ -16,6 +16,12 @@
 //	go run ./examples/mcpls -call mcp__demo__add '{"a":1,"b":2}'
 //	go run ./examples/mcpls -config path/to/servers.json
 //	go run ./examples/mcpls -config examples/mcpls/sample.mcp.json -v   # the repository's add server
+//	go run ./examples/mcpls -login          # sign in to remote servers behind OAuth
+//
+// Remote servers behind OAuth use the tokens kept in the user's config
+// directory (mcplug/oauth); -login signs in where there are none, printing
+// a link to open in a browser (the redirect comes back to
+// 127.0.0.1:8976, or the entry's oauth.callbackPort).
 //
 // Install it as mcpls with
 //
@@ -50,6 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	call := fs.String("call", "", "call the tool `NAME` with the JSON arguments that follow")
 	approve := fs.String("approve", "", "approve the project server `NAME` (saved in .claude/settings.local.json)")
 	reject := fs.String("reject", "", "reject the project server `NAME` (saved in .claude/settings.local.json)")
+	login := fs.Bool("login", false, "sign in to remote servers that ask for OAuth (prints a link to open)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -73,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, e)
 	}
 	_ = cfgErr
-	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Authorizer: authorizer(*login, stderr)})
 	defer m.Close()
 	ctx := context.Background()
 	m.Connect(ctx) // failures show in Status

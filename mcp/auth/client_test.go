@@ -1,0 +1,509 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/auth"
+)
+
+var _ mcp.Authorizer = (*auth.Client)(nil)
+
+const redirect = "http://127.0.0.1:8976/callback"
+
+// browser plays the user: it follows the authorization endpoint's
+// redirect, and counts its uses.
+type browser struct{ n atomic.Int32 }
+
+func (b *browser) open(ctx context.Context, authURL string) (*url.URL, error) {
+	b.n.Add(1)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	return resp.Location()
+}
+
+// setup is an authorization server, an MCP server behind it and the
+// Config of a client for it.
+type setup struct {
+	as      *fakeAS
+	rs      *fakeRS
+	browser *browser
+	cfg     *auth.Config
+}
+
+func newSetup(t *testing.T, asConf func(*fakeAS), rsConf func(*fakeRS)) *setup {
+	as := newFakeAS(t, asConf)
+	rs := newFakeRS(t, func() *fakeAS { return as }, rsConf)
+	return newSetupFor(t, as, rs)
+}
+
+func newSetupFor(t *testing.T, as *fakeAS, rs *fakeRS) *setup {
+	b := &browser{}
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	return &setup{as: as, rs: rs, browser: b, cfg: &auth.Config{ServerURL: rs.url(), RedirectURL: redirect, Browser: b.open, HTTPClient: hc, Logger: slog.New(slog.DiscardHandler)}}
+}
+
+// noLeaks fails the test if a goroutine it started outlives it; call it
+// first, so that its check runs after every other cleanup.
+func noLeaks(t *testing.T) {
+	opts := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opts) })
+}
+
+// call connects with the setup's Config and calls the echo tool.
+func (s *setup) call(t *testing.T) error {
+	t.Helper()
+	return s.callWith(t, auth.New(s.cfg))
+}
+
+func (s *setup) callWith(t *testing.T, a *auth.Client) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: s.rs.url(), Auth: a, Client: client}, nil)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "echo", map[string]any{"text": "hi"})
+	if err != nil {
+		return err
+	}
+	if res.Text() != "hi" {
+		return fmt.Errorf("echo answered %q", res.Text())
+	}
+	return nil
+}
+
+func (s *setup) lastAuth(t *testing.T) url.Values {
+	t.Helper()
+	s.as.mu.Lock()
+	defer s.as.mu.Unlock()
+	require.NotEmpty(t, s.as.auths, "no authorization request")
+	return s.as.auths[len(s.as.auths)-1]
+}
+
+func TestAuthorizationCodeFlow(t *testing.T) {
+	noLeaks(t)
+	s := newSetup(t, nil, nil)
+	require.NoError(t, s.call(t))
+
+	assert.EqualValues(t, 1, s.browser.n.Load())
+	q := s.lastAuth(t)
+	assert.Equal(t, "code", q.Get("response_type"))
+	assert.Equal(t, "client-1", q.Get("client_id"))
+	assert.Equal(t, "S256", q.Get("code_challenge_method"))
+	assert.NotEmpty(t, q.Get("code_challenge"))
+	assert.NotEmpty(t, q.Get("state"))
+	assert.Equal(t, s.rs.url(), q.Get("resource"), "RFC 8707 resource in the authorization request")
+	assert.Equal(t, redirect, q.Get("redirect_uri"))
+	assert.False(t, q.Has("scope"), "no scope anywhere: omitted")
+
+	s.as.mu.Lock()
+	reg, form, hdr := s.as.registrations[0], s.as.tokenForms[0], s.as.tokenHeaders[0]
+	s.as.mu.Unlock()
+	assert.Equal(t, "native", reg["application_type"])
+	assert.Equal(t, "none", reg["token_endpoint_auth_method"])
+	assert.ElementsMatch(t, []any{"authorization_code", "refresh_token"}, reg["grant_types"])
+	assert.Equal(t, s.rs.url(), form.Get("resource"), "RFC 8707 resource in the token request")
+	assert.Equal(t, "client-1", form.Get("client_id"))
+	assert.Empty(t, form.Get("client_secret"), "a public client sends no secret")
+	assert.Empty(t, hdr.Get("Authorization"))
+	assert.Contains(t, s.rs.tokens(), "token-3", "the token reached the server")
+}
+
+func TestDiscovery(t *testing.T) {
+	tests := []struct {
+		name   string
+		as     func(*fakeAS)
+		rs     func(*fakeRS)
+		expect func(t *testing.T, s *setup, err error)
+	}{
+		{"an issuer with a path", func(as *fakeAS) { as.path = "/tenant1" }, nil, func(t *testing.T, s *setup, err error) {
+			require.NoError(t, err)
+		}},
+		{"a resource that is another server stops the flow", nil, func(rs *fakeRS) { rs.resource = "https://evil.example.com/mcp" }, func(t *testing.T, s *setup, err error) {
+			var mismatch *auth.ResourceMismatchError
+			require.ErrorAs(t, err, &mismatch)
+			assert.Equal(t, "https://evil.example.com/mcp", mismatch.Resource)
+			auths, _, _ := s.as.counts()
+			assert.Zero(t, auths, "no authorization request")
+		}},
+		{"metadata naming another issuer is not used", func(as *fakeAS) { as.issuerOverride = "https://attacker.example.com" }, nil, func(t *testing.T, s *setup, err error) {
+			var mismatch *auth.IssuerMismatchError
+			require.ErrorAs(t, err, &mismatch)
+			assert.Equal(t, "https://attacker.example.com", mismatch.Got)
+			_, tokens, regs := s.as.counts()
+			assert.Zero(t, tokens+regs)
+		}},
+		{"a server without PKCE is refused", func(as *fakeAS) { as.noPKCE = true }, nil, func(t *testing.T, s *setup, err error) {
+			assert.ErrorIs(t, err, auth.ErrNoPKCE)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, tt.as, tt.rs)
+			tt.expect(t, s, s.call(t))
+		})
+	}
+}
+
+func TestRootResourceMetadata(t *testing.T) {
+	// A root document names the origin as the resource, and is found
+	// without a resource_metadata in the challenge.
+	var rs *fakeRS
+	as := newFakeAS(t, nil)
+	rs = newFakeRS(t, func() *fakeAS { return as }, func(rs *fakeRS) {
+		rs.prmPath, rs.inHeader = "/.well-known/oauth-protected-resource", false
+	})
+	rs.resource = rs.srv.URL
+	s := newSetupFor(t, as, rs)
+	require.NoError(t, s.call(t))
+	assert.Equal(t, rs.srv.URL, s.lastAuth(t).Get("resource"), "the resource as the metadata publishes it")
+}
+
+func TestIssuerInTheAuthorizationResponse(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name      string
+		supported *bool
+		mode      string
+		ok        bool
+	}{
+		{"advertised and right", &yes, "", true},
+		{"advertised and missing", &yes, "omit", false},
+		{"advertised and wrong", &yes, "wrong", false},
+		{"not advertised and missing", nil, "omit", true},
+		{"advertised false and missing", &no, "omit", true},
+		{"not advertised but wrong", nil, "wrong", false},
+		{"a trailing slash is another issuer", &yes, "slash", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, func(as *fakeAS) { as.issSupported, as.issMode = tt.supported, tt.mode }, nil)
+			err := s.call(t)
+			_, tokens, _ := s.as.counts()
+			if tt.ok {
+				require.NoError(t, err)
+				return
+			}
+			var mismatch *auth.IssuerMismatchError
+			require.ErrorAs(t, err, &mismatch)
+			assert.Zero(t, tokens, "the code never reached the token endpoint")
+		})
+	}
+}
+
+func TestScopes(t *testing.T) {
+	tests := []struct {
+		name string
+		as   func(*fakeAS)
+		rs   func(*fakeRS)
+		want string
+	}{
+		{"the challenge's scope first", nil, func(rs *fakeRS) { rs.challengeScope, rs.scopesSupported = "files:read", []string{"a", "b"} }, "files:read"},
+		{"else the resource's scopes_supported", nil, func(rs *fakeRS) { rs.scopesSupported = []string{"a", "b"} }, "a b"},
+		{"offline_access when the authorization server offers it", func(as *fakeAS) { as.scopesSupported = []string{"a", "offline_access"} }, func(rs *fakeRS) { rs.scopesSupported = []string{"a"} }, "a offline_access"},
+		{"no offline_access when it does not", func(as *fakeAS) { as.scopesSupported = []string{"a"} }, func(rs *fakeRS) { rs.scopesSupported = []string{"a"} }, "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, tt.as, tt.rs)
+			require.NoError(t, s.call(t))
+			assert.Equal(t, tt.want, s.lastAuth(t).Get("scope"))
+		})
+	}
+}
+
+func TestStepUp(t *testing.T) {
+	t.Run("a 403 insufficient_scope asks for the union of scopes", func(t *testing.T) {
+		s := newSetup(t, nil, func(rs *fakeRS) {
+			rs.challengeScope = "mcp:basic"
+			rs.needs = func(method string) []string {
+				if method == "tools/call" {
+					return []string{"mcp:write"}
+				}
+				return nil
+			}
+		})
+		require.NoError(t, s.call(t))
+		require.EqualValues(t, 2, s.browser.n.Load())
+		assert.Equal(t, "mcp:basic mcp:write", s.lastAuth(t).Get("scope"))
+	})
+	t.Run("a scope that never suffices is not asked for again", func(t *testing.T) {
+		s := newSetup(t, nil, func(rs *fakeRS) {
+			rs.challengeScope = "mcp:admin"
+			rs.needs = func(method string) []string {
+				if method == "tools/call" {
+					return []string{"mcp:admin", "mcp:root"} // mcp:root is never granted
+				}
+				return nil
+			}
+		})
+		s.as.deny = "mcp:root"
+		err := s.call(t)
+		var status *mcp.HTTPStatusError
+		require.ErrorAs(t, err, &status)
+		assert.Equal(t, 403, status.StatusCode)
+		assert.LessOrEqual(t, s.browser.n.Load(), int32(3))
+	})
+}
+
+func TestTokenEndpointAuthentication(t *testing.T) {
+	tests := []struct {
+		name    string
+		methods []string
+		check   func(t *testing.T, form url.Values, h http.Header)
+	}{
+		{"client_secret_basic", []string{"client_secret_basic"}, func(t *testing.T, form url.Values, h http.Header) {
+			id, secret, ok := (&http.Request{Header: h}).BasicAuth()
+			require.True(t, ok)
+			assert.Equal(t, "client-1", id)
+			assert.Equal(t, "secret", secret)
+			assert.Empty(t, form.Get("client_secret"))
+		}},
+		{"client_secret_post", []string{"client_secret_post"}, func(t *testing.T, form url.Values, h http.Header) {
+			assert.Empty(t, h.Get("Authorization"))
+			assert.Equal(t, "secret", form.Get("client_secret"))
+		}},
+		{"none", []string{"none"}, func(t *testing.T, form url.Values, h http.Header) {
+			assert.Empty(t, h.Get("Authorization"))
+			assert.Empty(t, form.Get("client_secret"))
+			assert.Equal(t, "client-1", form.Get("client_id"))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, func(as *fakeAS) { as.authMethods = tt.methods }, nil)
+			require.NoError(t, s.call(t))
+			s.as.mu.Lock()
+			form, h := s.as.tokenForms[0], s.as.tokenHeaders[0]
+			s.as.mu.Unlock()
+			tt.check(t, form, h)
+		})
+	}
+}
+
+func TestRegistration(t *testing.T) {
+	t.Run("a pre-registered client is used first", func(t *testing.T) {
+		s := newSetup(t, func(as *fakeAS) { as.authMethods = []string{"client_secret_basic"}; as.cimd = true }, nil)
+		s.cfg.ClientID, s.cfg.ClientSecret, s.cfg.ClientIDMetadataURL = "pre", "pre-secret", "https://app.example.com/client.json"
+		require.NoError(t, s.call(t))
+		_, _, regs := s.as.counts()
+		assert.Zero(t, regs)
+		assert.Equal(t, "pre", s.lastAuth(t).Get("client_id"))
+	})
+	t.Run("a pre-registered client bound to another issuer is not sent", func(t *testing.T) {
+		s := newSetup(t, nil, nil)
+		s.cfg.ClientID, s.cfg.Issuer = "pre", "https://other.example.com"
+		require.NoError(t, s.call(t))
+		assert.Equal(t, "client-1", s.lastAuth(t).Get("client_id"))
+	})
+	t.Run("a client ID metadata document where supported", func(t *testing.T) {
+		s := newSetup(t, func(as *fakeAS) { as.cimd = true }, nil)
+		s.cfg.ClientIDMetadataURL = "https://app.example.com/client.json"
+		require.NoError(t, s.call(t))
+		_, _, regs := s.as.counts()
+		assert.Zero(t, regs)
+		assert.Equal(t, "https://app.example.com/client.json", s.lastAuth(t).Get("client_id"))
+	})
+	t.Run("no way to register", func(t *testing.T) {
+		s := newSetup(t, func(as *fakeAS) { as.noDCR = true }, nil)
+		assert.ErrorIs(t, s.call(t), auth.ErrNoRegistration)
+	})
+	t.Run("a web redirect registers as a web application", func(t *testing.T) {
+		s := newSetup(t, nil, nil)
+		s.cfg.RedirectURL = "https://app.example.com/callback"
+		require.NoError(t, s.call(t))
+		s.as.mu.Lock()
+		defer s.as.mu.Unlock()
+		assert.Equal(t, "web", s.as.registrations[0]["application_type"])
+	})
+	t.Run("a new authorization server gets a new registration", func(t *testing.T) {
+		as1, as2 := newFakeAS(t, nil), newFakeAS(t, func(as *fakeAS) { as.n = 100 })
+		var current atomic.Pointer[fakeAS]
+		current.Store(as1)
+		rs := newFakeRS(t, func() *fakeAS { return current.Load() }, nil)
+		s := newSetupFor(t, as1, rs)
+		a := auth.New(s.cfg)
+		require.NoError(t, s.callWith(t, a))
+		current.Store(as2) // as1's tokens are no longer accepted
+		require.NoError(t, s.callWith(t, a))
+		as2.mu.Lock()
+		defer as2.mu.Unlock()
+		require.Len(t, as2.registrations, 1, "registered at the new server")
+		assert.Equal(t, "client-101", as2.auths[0].Get("client_id"), "the old client id is not sent")
+	})
+}
+
+func TestRefresh(t *testing.T) {
+	t.Run("a token about to expire is refreshed with the resource", func(t *testing.T) {
+		s := newSetup(t, func(as *fakeAS) { as.refresh, as.expiresIn = true, 10 }, nil)
+		a := auth.New(s.cfg)
+		require.NoError(t, s.callWith(t, a))
+		require.NoError(t, s.callWith(t, a))
+		assert.EqualValues(t, 1, s.browser.n.Load(), "no second authorization")
+		s.as.mu.Lock()
+		defer s.as.mu.Unlock()
+		last := s.as.tokenForms[len(s.as.tokenForms)-1]
+		assert.Equal(t, "refresh_token", last.Get("grant_type"))
+		assert.Equal(t, s.rs.url(), last.Get("resource"))
+	})
+	t.Run("a 401 refreshes, and a failed refresh authorizes again", func(t *testing.T) {
+		s := newSetup(t, func(as *fakeAS) { as.refresh = true }, nil)
+		a := auth.New(s.cfg)
+		require.NoError(t, s.callWith(t, a))
+		s.as.revoke()
+		require.NoError(t, s.callWith(t, a))
+		assert.EqualValues(t, 1, s.browser.n.Load(), "refreshed, not authorized again")
+		s.as.revoke()
+		s.as.mu.Lock()
+		s.as.failRefresh = true
+		s.as.mu.Unlock()
+		require.NoError(t, s.callWith(t, a))
+		assert.EqualValues(t, 2, s.browser.n.Load())
+	})
+}
+
+func TestTokensGoToTheServerOnly(t *testing.T) {
+	s := newSetup(t, nil, nil)
+	a := auth.New(s.cfg)
+	require.NoError(t, s.callWith(t, a))
+	for _, u := range []string{s.rs.url(), "http://evil.example.com/mcp", strings.Replace(s.rs.url(), "http://", "https://", 1)} {
+		req, _ := http.NewRequest(http.MethodPost, u, nil)
+		require.NoError(t, a.Authorize(context.Background(), req))
+		if u == s.rs.url() {
+			assert.NotEmpty(t, req.Header.Get("Authorization"))
+		} else {
+			assert.Empty(t, req.Header.Get("Authorization"), u)
+		}
+	}
+}
+
+func TestConcurrentRequestsShareOneAuthorization(t *testing.T) {
+	s := newSetup(t, nil, nil)
+	a := auth.New(s.cfg)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() { errs <- s.callWith(t, a) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.EqualValues(t, 1, s.browser.n.Load())
+}
+
+func TestWithoutABrowser(t *testing.T) {
+	s := newSetup(t, nil, nil)
+	s.cfg.Browser = nil
+	assert.ErrorIs(t, s.call(t), auth.ErrNoBrowser)
+}
+
+func TestAuthorizationErrorAndState(t *testing.T) {
+	s := newSetup(t, nil, nil)
+	s.cfg.Browser = func(ctx context.Context, authURL string) (*url.URL, error) {
+		u, _ := url.Parse(authURL)
+		back, _ := url.Parse(redirect)
+		back.RawQuery = url.Values{"error": {"access_denied"}, "state": {u.Query().Get("state")}, "iss": {s.as.issuer()}}.Encode()
+		return back, nil
+	}
+	var ae *auth.AuthorizationError
+	require.ErrorAs(t, s.call(t), &ae)
+	assert.Equal(t, "access_denied", ae.Code)
+
+	s.cfg.Browser = func(ctx context.Context, authURL string) (*url.URL, error) {
+		back, _ := url.Parse(redirect + "?code=stolen&state=forged&iss=" + url.QueryEscape(s.as.issuer()))
+		return back, nil
+	}
+	assert.ErrorIs(t, s.call(t), auth.ErrStateMismatch)
+	_, tokens, _ := s.as.counts()
+	assert.Zero(t, tokens)
+}
+
+func TestFileStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "oauth")
+	store, err := auth.NewFileStore(dir)
+	require.NoError(t, err)
+	s := newSetup(t, nil, nil)
+	s.cfg.Store = store
+	require.NoError(t, s.call(t))
+
+	info, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.Len(t, files, 2, "the registration and the token")
+	for _, f := range files {
+		info, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	}
+
+	t.Run("a new Client uses the stored token without the user", func(t *testing.T) {
+		require.NoError(t, s.call(t))
+		assert.EqualValues(t, 1, s.browser.n.Load())
+		_, _, regs := s.as.counts()
+		assert.Equal(t, 1, regs)
+	})
+	t.Run("a file others can read is refused", func(t *testing.T) {
+		for _, f := range files {
+			require.NoError(t, os.Chmod(f, 0o644))
+		}
+		_, err := store.Load(context.Background(), "client "+s.as.issuer())
+		assert.ErrorContains(t, err, "0600")
+	})
+}
+
+func TestLoopbackBrowser(t *testing.T) {
+	noLeaks(t)
+	s := newSetup(t, nil, nil)
+	s.cfg.RedirectURL = "http://127.0.0.1:38976/callback"
+	s.cfg.Browser = auth.LoopbackBrowser("127.0.0.1:38976", "/callback", func(authURL string) error {
+		go func() { // the user's browser follows the redirect to the loopback address
+			resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Get(authURL)
+			if err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	})
+	require.NoError(t, s.call(t))
+
+	t.Run("refuses an address that is not loopback", func(t *testing.T) {
+		_, err := auth.LoopbackBrowser("0.0.0.0:38977", "/callback", func(string) error { return nil })(context.Background(), "http://x")
+		assert.ErrorContains(t, err, "not a loopback")
+	})
+	t.Run("ends with its ctx", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := auth.LoopbackBrowser("127.0.0.1:0", "/callback", func(string) error { return nil })(ctx, "http://x")
+		assert.True(t, errors.Is(err, context.Canceled))
+	})
+}

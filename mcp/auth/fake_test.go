@@ -1,0 +1,318 @@
+package auth_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcplug/mcplug/mcp/mcptest"
+)
+
+// cleaner is a *testing.T, or cleanups in an Example.
+type cleaner interface{ Cleanup(func()) }
+
+// cleanups run, last first, at run.
+type cleanups []func()
+
+func (c *cleanups) Cleanup(f func()) { *c = append(*c, f) }
+
+func (c *cleanups) run() {
+	for i := len(*c) - 1; i >= 0; i-- {
+		(*c)[i]()
+	}
+}
+
+// fakeAS is an authorization server for tests: metadata, dynamic
+// registration, an authorization endpoint that redirects at once, and a
+// token endpoint for codes and refresh tokens. Its fields are set before
+// use; what clients sent is recorded.
+type fakeAS struct {
+	srv  *httptest.Server
+	path string // the issuer's path, "" or like "/tenant1"
+
+	scopesSupported []string
+	authMethods     []string // token_endpoint_auth_methods_supported; nil means ["none"]
+	noPKCE          bool
+	noDCR           bool
+	cimd            bool
+	issSupported    *bool           // nil leaves the field out
+	issMode         string          // "" correct, "omit", "wrong", "slash"
+	issuerOverride  string          // the metadata's issuer, when set
+	expiresIn       int             // 0 means 3600
+	refresh         bool            // issue refresh tokens
+	failRefresh     bool            // refresh requests fail with invalid_grant
+	regAnswer       map[string]any  // merged into registration answers
+	onToken         func(url.Values) // sees each token request's form
+	deny            string           // a scope never granted
+
+	mu            sync.Mutex
+	auths         []url.Values
+	tokenForms    []url.Values
+	tokenHeaders  []http.Header
+	registrations []map[string]any
+	challenges    map[string]string   // code -> code_challenge
+	tokens        map[string][]string // access token -> scopes
+	refreshTokens map[string][]string
+	n             int
+}
+
+func newFakeAS(t cleaner, configure func(*fakeAS)) *fakeAS {
+	as := &fakeAS{challenges: map[string]string{}, tokens: map[string][]string{}, refreshTokens: map[string][]string{}}
+	if configure != nil {
+		configure(as)
+	}
+	as.srv = httptest.NewServer(as)
+	t.Cleanup(as.srv.Close)
+	return as
+}
+
+func (as *fakeAS) issuer() string { return as.srv.URL + as.path }
+
+func (as *fakeAS) metadata() map[string]any {
+	methods := as.authMethods
+	if methods == nil {
+		methods = []string{"none"}
+	}
+	md := map[string]any{
+		"issuer":                                as.issuer(),
+		"authorization_endpoint":                as.srv.URL + "/authorize",
+		"token_endpoint":                        as.srv.URL + "/token",
+		"response_types_supported":              []string{"code"},
+		"token_endpoint_auth_methods_supported": methods,
+	}
+	if as.issuerOverride != "" {
+		md["issuer"] = as.issuerOverride
+	}
+	if !as.noPKCE {
+		md["code_challenge_methods_supported"] = []string{"S256"}
+	}
+	if !as.noDCR {
+		md["registration_endpoint"] = as.srv.URL + "/register"
+	}
+	if as.scopesSupported != nil {
+		md["scopes_supported"] = as.scopesSupported
+	}
+	if as.cimd {
+		md["client_id_metadata_document_supported"] = true
+	}
+	if as.issSupported != nil {
+		md["authorization_response_iss_parameter_supported"] = *as.issSupported
+	}
+	return md
+}
+
+func (as *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/oauth-authorization-server"+as.path:
+		writeJSON(w, 200, as.metadata())
+	case r.Method == http.MethodPost && r.URL.Path == "/register" && !as.noDCR:
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		as.registrations = append(as.registrations, body)
+		as.n++
+		ans := map[string]any{"client_id": fmt.Sprintf("client-%d", as.n), "client_secret": "secret", "redirect_uris": body["redirect_uris"]}
+		for k, v := range as.regAnswer {
+			ans[k] = v
+		}
+		writeJSON(w, 201, ans)
+	case r.Method == http.MethodGet && r.URL.Path == "/authorize":
+		q := r.URL.Query()
+		as.auths = append(as.auths, q)
+		as.n++
+		code := fmt.Sprintf("code-%d", as.n)
+		as.challenges[code] = q.Get("code_challenge") + " " + q.Get("scope")
+		back, _ := url.Parse(q.Get("redirect_uri"))
+		v := back.Query()
+		v.Set("code", code)
+		v.Set("state", q.Get("state"))
+		switch as.issMode {
+		case "":
+			v.Set("iss", as.issuer())
+		case "wrong":
+			v.Set("iss", "https://evil.example.com")
+		case "slash":
+			v.Set("iss", as.issuer()+"/")
+		}
+		back.RawQuery = v.Encode()
+		http.Redirect(w, r, back.String(), http.StatusFound)
+	case r.Method == http.MethodPost && r.URL.Path == "/token":
+		r.ParseForm()
+		as.tokenForms = append(as.tokenForms, r.PostForm)
+		as.tokenHeaders = append(as.tokenHeaders, r.Header.Clone())
+		if as.onToken != nil {
+			as.onToken(r.PostForm)
+		}
+		var scopes []string
+		switch r.PostForm.Get("grant_type") {
+		case "authorization_code":
+			ch, ok := as.challenges[r.PostForm.Get("code")]
+			challenge, scope, _ := strings.Cut(ch, " ")
+			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != challenge {
+				writeJSON(w, 400, map[string]any{"error": "invalid_grant", "error_description": "bad code or verifier"})
+				return
+			}
+			delete(as.challenges, r.PostForm.Get("code"))
+			scopes = slices.DeleteFunc(strings.Fields(scope), func(s string) bool { return s == as.deny })
+		case "refresh_token":
+			s, ok := as.refreshTokens[r.PostForm.Get("refresh_token")]
+			if !ok || as.failRefresh {
+				writeJSON(w, 400, map[string]any{"error": "invalid_grant"})
+				return
+			}
+			scopes = s
+		default:
+			writeJSON(w, 400, map[string]any{"error": "unsupported_grant_type"})
+			return
+		}
+		as.n++
+		tok := fmt.Sprintf("token-%d", as.n)
+		as.tokens[tok] = scopes
+		exp := as.expiresIn
+		if exp == 0 {
+			exp = 3600
+		}
+		ans := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": exp, "scope": strings.Join(scopes, " ")}
+		if as.refresh {
+			rt := fmt.Sprintf("refresh-%d", as.n)
+			as.refreshTokens[rt] = scopes
+			ans["refresh_token"] = rt
+		}
+		writeJSON(w, 200, ans)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// valid returns the scopes of an access token the server issued.
+func (as *fakeAS) valid(token string) ([]string, bool) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	s, ok := as.tokens[token]
+	return s, ok
+}
+
+func (as *fakeAS) revoke() {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	as.tokens = map[string][]string{}
+}
+
+func (as *fakeAS) counts() (auths, tokens, registrations int) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return len(as.auths), len(as.tokenForms), len(as.registrations)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// fakeRS is an MCP server (an mcptest.Server at /mcp) behind Bearer
+// tokens of an authorization server, with its protected resource
+// metadata.
+type fakeRS struct {
+	srv *httptest.Server
+	as  func() *fakeAS // the authorization server it trusts now
+
+	prmPath         string // "" means /.well-known/oauth-protected-resource/mcp; "-" means none
+	inHeader        bool   // put resource_metadata in the challenge
+	resource        string // the metadata's resource; "" means the server's URL
+	scopesSupported []string
+	challengeScope  string              // scope in the 401 challenge
+	needs           func(method string) []string // scopes a method needs (403 otherwise)
+
+	mu         sync.Mutex
+	seenTokens []string
+}
+
+func newFakeRS(t cleaner, as func() *fakeAS, configure func(*fakeRS)) *fakeRS {
+	rs := &fakeRS{as: as, inHeader: true}
+	if configure != nil {
+		configure(rs)
+	}
+	mcp := &mcptest.Server{}
+	mux := http.NewServeMux()
+	prm := rs.prmPath
+	if prm == "" {
+		prm = "/.well-known/oauth-protected-resource/mcp"
+	}
+	if prm != "-" {
+		mux.HandleFunc("GET "+prm, func(w http.ResponseWriter, r *http.Request) {
+			res := rs.resource
+			if res == "" {
+				res = rs.srv.URL + "/mcp"
+			}
+			md := map[string]any{"resource": res, "authorization_servers": []string{rs.as().issuer()}}
+			if rs.scopesSupported != nil {
+				md["scopes_supported"] = rs.scopesSupported
+			}
+			writeJSON(w, 200, md)
+		})
+	}
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		challenge := "Bearer"
+		var params []string
+		if rs.inHeader && prm != "-" {
+			params = append(params, fmt.Sprintf("resource_metadata=%q", rs.srv.URL+prm))
+		}
+		if rs.challengeScope != "" {
+			params = append(params, fmt.Sprintf("scope=%q", rs.challengeScope))
+		}
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		rs.mu.Lock()
+		rs.seenTokens = append(rs.seenTokens, token)
+		rs.mu.Unlock()
+		scopes, valid := rs.as().valid(token)
+		if !ok || !valid {
+			w.Header().Set("WWW-Authenticate", challenge+" "+strings.Join(params, ", "))
+			writeJSON(w, 401, map[string]any{"error": "invalid_token"})
+			return
+		}
+		if rs.needs != nil && r.Method == http.MethodPost {
+			var m struct{ Method string }
+			body, _ := readBody(r)
+			json.Unmarshal(body, &m)
+			need := rs.needs(m.Method)
+			for _, s := range need {
+				if !slices.Contains(scopes, s) {
+					p := append(slices.Clone(params[:min(len(params), 1)]), `error="insufficient_scope"`, fmt.Sprintf("scope=%q", strings.Join(need, " ")))
+					w.Header().Set("WWW-Authenticate", challenge+" "+strings.Join(p, ", "))
+					writeJSON(w, 403, map[string]any{"error": "insufficient_scope"})
+					return
+				}
+			}
+		}
+		mcp.ServeHTTP(w, r)
+	})
+	rs.srv = httptest.NewServer(mux)
+	t.Cleanup(rs.srv.Close)
+	return rs
+}
+
+func (rs *fakeRS) url() string { return rs.srv.URL + "/mcp" }
+
+func (rs *fakeRS) tokens() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Clone(rs.seenTokens)
+}
+
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return b, err
+}

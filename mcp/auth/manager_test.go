@@ -1,0 +1,58 @@
+package auth_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/auth"
+)
+
+func TestManagerSignsInToConfiguredServers(t *testing.T) {
+	s := newSetup(t, func(as *fakeAS) { as.authMethods = []string{"client_secret_basic"}; as.noDCR = true }, nil)
+	t.Setenv("ISSUES_SECRET", "pre-secret")
+	cfg, err := mcp.ParseConfig(strings.NewReader(fmt.Sprintf(`{"mcpServers": {"issues": {
+		"type": "http", "url": %q,
+		"oauth": {"clientId": "pre", "clientSecret": "${ISSUES_SECRET}", "callbackPort": 8976}
+	}}}`, s.rs.url())), "test.json")
+	require.NoError(t, err)
+	sc := cfg.Servers["issues"]
+	require.NoError(t, sc.Err)
+	require.NotNil(t, sc.OAuth)
+	assert.Equal(t, "pre-secret", sc.OAuth.ClientSecret, "${VAR} expanded")
+	assert.Empty(t, sc.Extra, "oauth is a known field")
+
+	var made atomic.Int32
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{
+		Logger: slog.New(slog.DiscardHandler),
+		Authorizer: func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+			made.Add(1)
+			c := *s.cfg
+			c.ServerURL, c.ClientID, c.ClientSecret = sc.URL, sc.OAuth.ClientID, sc.OAuth.ClientSecret
+			c.RedirectURL = fmt.Sprintf("http://127.0.0.1:%d/callback", sc.OAuth.CallbackPort)
+			return auth.New(&c)
+		},
+	})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := m.CallTool(ctx, "mcp__issues__echo", map[string]any{"text": "hi"})
+	require.NoError(t, err)
+	assert.Equal(t, "hi", res.Text())
+	assert.Equal(t, "pre", s.lastAuth(t).Get("client_id"))
+	assert.Equal(t, "http://127.0.0.1:8976/callback", s.lastAuth(t).Get("redirect_uri"))
+
+	require.NoError(t, m.Reconnect(ctx, "issues"))
+	_, err = m.CallTool(ctx, "mcp__issues__echo", map[string]any{"text": "again"})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, made.Load(), "one Authorizer for the server's life")
+	assert.EqualValues(t, 1, s.browser.n.Load(), "the token outlives the reconnection")
+}
