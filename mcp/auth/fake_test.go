@@ -44,13 +44,13 @@ type fakeAS struct {
 	noPKCE          bool
 	noDCR           bool
 	cimd            bool
-	issSupported    *bool           // nil leaves the field out
-	issMode         string          // "" correct, "omit", "wrong", "slash"
-	issuerOverride  string          // the metadata's issuer, when set
-	expiresIn       int             // 0 means 3600
-	refresh         bool            // issue refresh tokens
-	failRefresh     bool            // refresh requests fail with invalid_grant
-	regAnswer       map[string]any  // merged into registration answers
+	issSupported    *bool            // nil leaves the field out
+	issMode         string           // "" correct, "omit", "wrong", "slash"
+	issuerOverride  string           // the metadata's issuer, when set
+	expiresIn       int              // 0 means 3600
+	refresh         bool             // issue refresh tokens
+	failRefresh     bool             // refresh requests fail with invalid_grant
+	regAnswer       map[string]any   // merged into registration answers
 	onToken         func(url.Values) // sees each token request's form
 	deny            string           // a scope never granted
 
@@ -232,7 +232,7 @@ type fakeRS struct {
 	inHeader        bool   // put resource_metadata in the challenge
 	resource        string // the metadata's resource; "" means the server's URL
 	scopesSupported []string
-	challengeScope  string              // scope in the 401 challenge
+	challengeScope  string                       // scope in the 401 challenge
 	needs           func(method string) []string // scopes a method needs (403 otherwise)
 
 	mu         sync.Mutex
