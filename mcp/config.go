@@ -86,6 +86,8 @@ type OAuthConfig struct {
 	// CallbackPort is the loopback port of the redirect URI registered
 	// with the client; 0 means the program's choice.
 	CallbackPort int `json:"callbackPort,omitempty"`
+	// Scopes are asked for beside those the server names.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // Scope is where a server entry comes from, as Claude Code names them.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -80,6 +82,10 @@ const (
 	StateFailed        State = "failed"         // config error, or its first start or handshake failed
 	StateDisabled      State = "disabled"       // "disabled": true in config, or a project server the user rejected
 	StateNeedsApproval State = "needs approval" // a project server the user has not approved
+	// StateNeedsAuthorization: the server asks for a sign-in that its
+	// Authorizer could not do on its own (it has no browser, or the server
+	// answered 401 or 403 to it). Err says why; Manager.SignIn cures it.
+	StateNeedsAuthorization State = "needs authorization"
 )
 
 // ServerStatus describes one server of a Manager. Err and Warnings never
@@ -142,6 +148,7 @@ type server struct {
 	kind      string
 	cfg       *ServerConfig // nil for Manager.Add
 	transport func() (Transport, error)
+	authorizer func() Authorizer // nil for Manager.Add and stdio servers
 
 	mu         sync.Mutex
 	state      State
@@ -210,11 +217,12 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 				s.state, s.err = StateDisabled, fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
 			}
 			authorizer := sync.OnceValue(func() Authorizer {
-				if m.opts.Authorizer == nil {
+				if m.opts.Authorizer == nil || (sc.Type != TypeHTTP && sc.Type != TypeSSE) {
 					return nil
 				}
 				return m.opts.Authorizer(name, sc)
 			})
+			s.authorizer = authorizer
 			s.transport = func() (Transport, error) {
 				t, err := sc.Transport()
 				switch tt := t.(type) {
@@ -369,6 +377,13 @@ func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct
 				s.running = false
 				s.setState(StateFailed, &closedError{cause: ErrClosed})
 				s.mu.Unlock()
+				return
+			}
+			if needsAuthorization(err) { // retrying cannot help: the user must sign in
+				s.running = false
+				s.setState(StateNeedsAuthorization, err)
+				s.mu.Unlock()
+				m.logger.Warn("mcp: server needs authorization", "server", s.name, "err", err)
 				return
 			}
 			if first { // a server that never worked is not retried on its own
@@ -564,6 +579,44 @@ func (m *Manager) Approve(name string) error {
 	return nil
 }
 
+// SignIn signs the server name in through browser (which takes the user
+// to the authorization URL and returns the redirect it got; see package
+// mcp/auth for ready ones), then reconnects it: for a server in
+// StateNeedsAuthorization, or to sign in again as another user. The
+// server's Authorizer must offer SignIn, as *auth.Client does.
+func (m *Manager) SignIn(ctx context.Context, name string, browser func(ctx context.Context, authURL string) (*url.URL, error)) error {
+	s, err := m.lookup(name)
+	if err != nil {
+		return err
+	}
+	var a Authorizer
+	if s.authorizer != nil {
+		a = s.authorizer()
+	}
+	signer, ok := a.(interface {
+		SignIn(ctx context.Context, browser func(context.Context, string) (*url.URL, error)) error
+	})
+	if !ok {
+		return fmt.Errorf("mcp: server %q has no Authorizer that signs in (ManagerOptions.Authorizer)", name)
+	}
+	if err := signer.SignIn(ctx, browser); err != nil {
+		return fmt.Errorf("mcp: sign in to server %q: %w", name, err)
+	}
+	return m.Reconnect(ctx, name)
+}
+
+// needsAuthorization reports whether err is one a sign-in would cure: an
+// Authorizer's error that says so (AuthorizationRequired), or a 401 or 403
+// that reached the caller.
+func needsAuthorization(err error) bool {
+	var required interface{ AuthorizationRequired() bool }
+	if errors.As(err, &required) && required.AuthorizationRequired() {
+		return true
+	}
+	var status *HTTPStatusError
+	return errors.As(err, &status) && (status.StatusCode == http.StatusUnauthorized || status.StatusCode == http.StatusForbidden)
+}
+
 // Reconnect brings the server name back now: a connected server is
 // disconnected and connected again, a reconnecting one skips the rest of
 // its backoff, and a failed or pending one is started. It waits for the
@@ -590,7 +643,7 @@ func (m *Manager) Reconnect(ctx context.Context, name string) error {
 		_, err := m.wait(ctx, s)
 		return err
 	}
-	if s.state == StateFailed && (s.cfg == nil || s.cfg.Err == nil) {
+	if (s.state == StateFailed || s.state == StateNeedsAuthorization) && (s.cfg == nil || s.cfg.Err == nil) {
 		s.setState(StatePending, nil)
 	}
 	s.mu.Unlock()

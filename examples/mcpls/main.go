@@ -16,12 +16,13 @@
 //	go run ./examples/mcpls -call mcp__demo__add '{"a":1,"b":2}'
 //	go run ./examples/mcpls -config path/to/servers.json
 //	go run ./examples/mcpls -config examples/mcpls/sample.mcp.json -v   # the repository's add server
-//	go run ./examples/mcpls -login          # sign in to remote servers behind OAuth
+//	go run ./examples/mcpls -login docs     # sign in to the remote server docs (OAuth)
 //
 // Remote servers behind OAuth use the tokens kept in the user's config
-// directory (mcplug/oauth); -login signs in where there are none, printing
-// a link to open in a browser (the redirect comes back to
-// 127.0.0.1:8976, or the entry's oauth.callbackPort).
+// directory (mcplug/oauth); one without shows "needs authorization", and
+// -login NAME signs in to it, printing a link to open in a browser (the
+// redirect comes back to 127.0.0.1:8976, or the entry's
+// oauth.callbackPort).
 //
 // Install it as mcpls with
 //
@@ -56,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	call := fs.String("call", "", "call the tool `NAME` with the JSON arguments that follow")
 	approve := fs.String("approve", "", "approve the project server `NAME` (saved in .claude/settings.local.json)")
 	reject := fs.String("reject", "", "reject the project server `NAME` (saved in .claude/settings.local.json)")
-	login := fs.Bool("login", false, "sign in to remote servers that ask for OAuth (prints a link to open)")
+	login := fs.String("login", "", "sign in to the remote server `NAME` (OAuth; prints a link to open)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -80,9 +81,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, e)
 	}
 	_ = cfgErr
-	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Authorizer: authorizer(*login, stderr)})
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Authorizer: authorizer})
 	defer m.Close()
 	ctx := context.Background()
+	if *login != "" {
+		if err := signIn(ctx, m, cfg, *login, stderr); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
 	m.Connect(ctx) // failures show in Status
 
 	if *call != "" {
@@ -105,6 +112,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case s.State == mcp.StateNeedsApproval:
 			detail = fmt.Sprintf("from %s; approve with: mcpls -approve %s", s.Source, s.Name)
+		case s.State == mcp.StateNeedsAuthorization:
+			failed++
+			detail = fmt.Sprintf("sign in with: mcpls -login %s (%v)", s.Name, s.Err)
 		case s.Err != nil:
 			if s.State == mcp.StateFailed || s.State == mcp.StateReconnecting {
 				failed++

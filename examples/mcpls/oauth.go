@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
-	"sync"
 
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/auth"
@@ -16,38 +14,48 @@ import (
 // entry's oauth.callbackPort says otherwise.
 const defaultCallbackPort = 8976
 
-// authorizer returns the Manager's Authorizer for remote servers: tokens
-// kept in the user's config directory, and, with login set, a sign-in
-// link printed to w for servers that need one (one at a time, on the
-// loopback port). Without login, only stored tokens are used.
-func authorizer(login bool, w io.Writer) func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
-	store, storeErr := auth.NewFileStore("")
-	var one sync.Mutex // one sign-in at a time: they share the port
-	return func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
-		cfg := &auth.Config{ServerURL: sc.URL, ClientName: "mcpls", Logger: slog.New(slog.DiscardHandler)}
-		if storeErr == nil {
-			cfg.Store = store
-		}
-		port := defaultCallbackPort
-		if o := sc.OAuth; o != nil {
-			cfg.ClientID, cfg.ClientSecret = o.ClientID, o.ClientSecret
-			if o.CallbackPort != 0 {
-				port = o.CallbackPort
-			}
-		}
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		cfg.RedirectURL = "http://" + addr + "/callback"
-		if login {
-			browser := auth.LoopbackBrowser(addr, "/callback", func(authURL string) error {
-				fmt.Fprintf(w, "Sign in to %s: open %s\n", name, authURL)
-				return nil
-			})
-			cfg.Browser = func(ctx context.Context, authURL string) (*url.URL, error) {
-				one.Lock()
-				defer one.Unlock()
-				return browser(ctx, authURL)
-			}
-		}
-		return auth.New(cfg)
+// callbackAddr is where a server's sign-in comes back to.
+func callbackAddr(sc *mcp.ServerConfig) string {
+	port := defaultCallbackPort
+	if sc.OAuth != nil && sc.OAuth.CallbackPort != 0 {
+		port = sc.OAuth.CallbackPort
 	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
+}
+
+// authorizer is the Manager's Authorizer for remote servers: tokens kept
+// in the user's config directory, the entry's pre-registered client if it
+// has one, and no browser: a server without a stored token shows "needs
+// authorization" until signIn.
+func authorizer(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+	cfg := &auth.Config{
+		ServerURL:   sc.URL,
+		ClientName:  "mcpls",
+		RedirectURL: "http://" + callbackAddr(sc) + "/callback",
+		Logger:      slog.New(slog.DiscardHandler),
+	}
+	if store, err := auth.NewFileStore(""); err == nil {
+		cfg.Store = store
+	}
+	if o := sc.OAuth; o != nil {
+		cfg.ClientID, cfg.ClientSecret, cfg.Scopes = o.ClientID, o.ClientSecret, o.Scopes
+	}
+	return auth.New(cfg)
+}
+
+// signIn signs in to the server name: it prints a link to w and waits for
+// the browser to come back to the loopback address.
+func signIn(ctx context.Context, m *mcp.Manager, cfg *mcp.Config, name string, w io.Writer) error {
+	sc, ok := cfg.Servers[name]
+	if !ok {
+		return fmt.Errorf("no server %q in the config", name)
+	}
+	lb, err := auth.NewLoopback(callbackAddr(sc), "/callback", func(authURL string) error {
+		fmt.Fprintf(w, "Sign in to %s: open %s\n", name, authURL)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return m.SignIn(ctx, name, lb.Browser)
 }

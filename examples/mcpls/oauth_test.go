@@ -94,15 +94,16 @@ func TestOAuthLogin(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "servers.json")
 	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {"remote": {"type": "http", "url": %q, "oauth": {"callbackPort": %d}}}}`, ts.URL+"/mcp", port), 0o644))
 
-	t.Run("without -login a server that needs a sign-in fails, saying so", func(t *testing.T) {
+	t.Run("a server that needs a sign-in says how to sign in", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		assert.Equal(t, 1, run([]string{"-config", cfg}, &stdout, &stderr))
-		assert.Contains(t, stdout.String(), "no Browser")
+		assert.Contains(t, stdout.String(), "needs authorization")
+		assert.Contains(t, stdout.String(), "sign in with: mcpls -login remote")
 	})
 	t.Run("-login prints a link, and the sign-in is kept for the next run", func(t *testing.T) {
 		var stdout bytes.Buffer
 		stderr := &signInWriter{}
-		code := run([]string{"-config", cfg, "-login"}, &stdout, stderr)
+		code := run([]string{"-config", cfg, "-login", "remote"}, &stdout, stderr)
 		stderr.wg.Wait()
 		require.Equal(t, 0, code, stdout.String())
 		assert.Contains(t, stderr.buf.String(), "Sign in to remote: open "+ts.URL+"/authorize?")

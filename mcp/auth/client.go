@@ -43,6 +43,9 @@ type Client struct {
 
 	flow sync.Mutex // one discovery, registration or authorization at a time
 
+	once   sync.Once
+	client *http.Client // see http
+
 	mu      sync.Mutex // guards what follows
 	grant   *grant
 	stepUps int
@@ -71,14 +74,31 @@ func New(cfg *Config) *Client {
 	return c
 }
 
+// http is the client of metadata, registration and token requests: the
+// configured one, made to refuse a redirect to another origin.
 func (c *Client) http() *http.Client {
-	if c.cfg.HTTPClient != nil {
-		return c.cfg.HTTPClient
-	}
-	return defaultHTTPClient
+	c.once.Do(func() {
+		hc := http.Client{Timeout: 30 * time.Second}
+		if c.cfg.HTTPClient != nil {
+			hc = *c.cfg.HTTPClient
+		}
+		next := hc.CheckRedirect
+		hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if originOf(req.URL) != originOf(via[0].URL) {
+				return fmt.Errorf("%w: a redirect from %s to another origin", ErrInsecure, via[0].URL.Redacted())
+			}
+			if next != nil {
+				return next(req, via)
+			}
+			if len(via) >= 5 {
+				return errors.New("mcp: auth: too many redirects")
+			}
+			return nil
+		}
+		c.client = &hc
+	})
+	return c.client
 }
-
-var defaultHTTPClient = &http.Client{Timeout: 30 * time.Second}
 
 func (c *Client) logger() *slog.Logger {
 	if c.cfg.Logger != nil {
@@ -169,7 +189,7 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 			c.logger().Debug("mcp: auth: insufficient scope, not asking again", "scope", key)
 			return false, nil
 		}
-		return true, c.authorize(ctx, ch, want, sent)
+		return true, c.authorize(ctx, ch, want, sent, c.cfg.Browser, false)
 	case http.StatusUnauthorized:
 		if g != nil && g.token.RefreshToken != "" {
 			if _, err := c.refresh(ctx, g); err == nil {
@@ -184,15 +204,29 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 			}
 			scopes = union(had, ch.scope)
 		}
-		return true, c.authorize(ctx, ch, scopes, sent)
+		return true, c.authorize(ctx, ch, scopes, sent, c.cfg.Browser, false)
 	}
 	return false, nil
 }
 
+// SignIn signs in now, through browser (nil means Config.Browser), even if
+// the Client holds a token: for a program that lets the user choose when
+// to sign in to a server that needs it (ErrNoBrowser). It discovers the
+// authorization server without waiting for a 401.
+func (c *Client) SignIn(ctx context.Context, browser func(ctx context.Context, authURL string) (*url.URL, error)) error {
+	if browser == nil {
+		browser = c.cfg.Browser
+	}
+	c.flow.Lock()
+	defer c.flow.Unlock()
+	return c.authorize(ctx, challenge{}, nil, "", browser, true)
+}
+
 // authorize discovers the authorization server, registers and obtains a
-// token, from the store when it holds one other than rejected, else from
-// the user. scopes nil means those of the resource metadata.
-func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, rejected string) error {
+// token: from the store when it holds one other than rejected (unless
+// fresh), else from the user through browser. scopes nil means those of
+// the resource metadata; Config.Scopes are added.
+func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, rejected string, browser func(context.Context, string) (*url.URL, error), fresh bool) error {
 	prm, err := c.discoverResource(ctx, ch)
 	if err != nil {
 		return err
@@ -219,7 +253,7 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 	if err := md.checkPKCE(); err != nil {
 		return err
 	}
-	scopes = slices.Clone(scopes)
+	scopes = union(scopes, c.cfg.Scopes)
 	if slices.Contains(md.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
 		scopes = append(scopes, "offline_access")
 	}
@@ -236,7 +270,7 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 	}
 	g := &grant{issuer: md.Issuer, resource: resource, md: md, conf: conf, scopes: scopes}
 	key := tokenKey(g)
-	if saved := c.loadToken(ctx, key); saved != nil && saved.token.AccessToken != rejected && containsAll(saved.scopes, scopes) {
+	if saved := c.loadToken(ctx, key); !fresh && saved != nil && saved.token.AccessToken != rejected && containsAll(saved.scopes, scopes) {
 		g.token, g.scopes = saved.token, saved.scopes
 		if !g.token.Valid() && g.token.RefreshToken != "" {
 			if _, err := c.refresh(ctx, g); err == nil {
@@ -247,7 +281,7 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 			return nil
 		}
 	}
-	tok, err := c.codeFlow(ctx, g)
+	tok, err := c.codeFlow(ctx, g, browser)
 	if err != nil {
 		return err
 	}
@@ -266,8 +300,8 @@ func (c *Client) setGrant(g *grant) {
 // codeFlow runs the authorization code flow with PKCE, state and the
 // resource parameter, and validates the response's iss (RFC 9207) before
 // the code goes to the token endpoint.
-func (c *Client) codeFlow(ctx context.Context, g *grant) (*oauth2.Token, error) {
-	if c.cfg.Browser == nil {
+func (c *Client) codeFlow(ctx context.Context, g *grant, browser func(context.Context, string) (*url.URL, error)) (*oauth2.Token, error) {
+	if browser == nil {
 		return nil, ErrNoBrowser
 	}
 	verifier := oauth2.GenerateVerifier()
@@ -275,7 +309,7 @@ func (c *Client) codeFlow(ctx context.Context, g *grant) (*oauth2.Token, error) 
 	resource := oauth2.SetAuthURLParam("resource", g.resource)
 	authURL := g.conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), resource)
 	c.logger().Debug("mcp: auth: asking the user to authorize", "issuer", g.issuer, "scopes", strings.Join(g.scopes, " "))
-	back, err := c.cfg.Browser(ctx, authURL)
+	back, err := browser(ctx, authURL)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: auth: authorization: %w", err)
 	}
@@ -333,12 +367,23 @@ func (c *Client) tokenContext(ctx context.Context, g *grant) context.Context {
 
 // tokenError turns a token endpoint's error answer into an
 // *AuthorizationError.
+// Its text never holds the answer's body, which a hostile server may fill
+// with what it was sent.
 func tokenError(err error) error {
 	var re *oauth2.RetrieveError
-	if errors.As(err, &re) && re.ErrorCode != "" {
+	switch {
+	case errors.As(err, &re) && re.ErrorCode != "":
 		return &AuthorizationError{Endpoint: "token", Code: re.ErrorCode, Description: re.ErrorDescription}
+	case errors.As(err, &re) && re.Response != nil:
+		return &AuthorizationError{Endpoint: "token", Code: "http_error", Description: re.Response.Status}
+	case strings.Contains(err.Error(), "missing access_token"):
+		return &AuthorizationError{Endpoint: "token", Code: "invalid_response", Description: "no access_token in the answer"}
 	}
-	return fmt.Errorf("mcp: auth: token request: %w", err)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("mcp: auth: token request: %w", ue.Err)
+	}
+	return errors.New("mcp: auth: token request failed")
 }
 
 // savedToken is a token as the Store keeps it.

@@ -2,10 +2,11 @@ package auth_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -481,11 +482,9 @@ func TestFileStore(t *testing.T) {
 	})
 }
 
-func TestLoopbackBrowser(t *testing.T) {
+func TestLoopback(t *testing.T) {
 	noLeaks(t)
-	s := newSetup(t, nil, nil)
-	s.cfg.RedirectURL = "http://127.0.0.1:38976/callback"
-	s.cfg.Browser = auth.LoopbackBrowser("127.0.0.1:38976", "/callback", func(authURL string) error {
+	follow := func(authURL string) error {
 		go func() { // the user's browser follows the redirect to the loopback address
 			resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Get(authURL)
 			if err == nil {
@@ -493,17 +492,170 @@ func TestLoopbackBrowser(t *testing.T) {
 			}
 		}()
 		return nil
+	}
+	t.Run("a free port is chosen once and signs in", func(t *testing.T) {
+		lb, err := auth.NewLoopback("127.0.0.1:0", "", follow)
+		require.NoError(t, err)
+		assert.Regexp(t, `^http://127\.0\.0\.1:[1-9][0-9]*/callback$`, lb.RedirectURL())
+		s := newSetup(t, nil, nil)
+		s.cfg.RedirectURL, s.cfg.Browser = lb.RedirectURL(), lb.Browser
+		require.NoError(t, s.call(t))
+		assert.Equal(t, lb.RedirectURL(), s.lastAuth(t).Get("redirect_uri"))
 	})
-	require.NoError(t, s.call(t))
-
 	t.Run("refuses an address that is not loopback", func(t *testing.T) {
-		_, err := auth.LoopbackBrowser("0.0.0.0:38977", "/callback", func(string) error { return nil })(context.Background(), "http://x")
+		_, err := auth.NewLoopback("0.0.0.0:38977", "/callback", follow)
 		assert.ErrorContains(t, err, "not a loopback")
 	})
 	t.Run("ends with its ctx", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		_, err := auth.LoopbackBrowser("127.0.0.1:0", "/callback", func(string) error { return nil })(ctx, "http://x")
-		assert.True(t, errors.Is(err, context.Canceled))
+		lb, err := auth.NewLoopback("127.0.0.1:0", "", func(string) error { return nil })
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		_, err = lb.Browser(ctx, "http://x")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+}
+
+// pastingUser reads the sign-in link a PastedRedirect prints, follows it,
+// and pastes the address it ended on.
+type pastingUser struct {
+	paste *io.PipeWriter
+	out   strings.Builder
+}
+
+func (u *pastingUser) Write(p []byte) (int, error) {
+	u.out.Write(p)
+	for _, line := range strings.Split(string(p), "\n") {
+		if strings.HasPrefix(line, "http") {
+			b := &browser{}
+			back, err := b.open(context.Background(), line)
+			if err != nil {
+				return 0, err
+			}
+			go fmt.Fprintln(u.paste, back.String())
+		}
+	}
+	return len(p), nil
+}
+
+func TestPastedRedirect(t *testing.T) {
+	noLeaks(t)
+	r, w := io.Pipe()
+	defer w.Close()
+	user := &pastingUser{paste: w}
+	s := newSetup(t, nil, nil)
+	s.cfg.Browser = auth.PastedRedirect(r, user)
+	require.NoError(t, s.call(t))
+	assert.Contains(t, user.out.String(), "paste here")
+
+	t.Run("text that is not the address is refused", func(t *testing.T) {
+		browse := auth.PastedRedirect(strings.NewReader("hello\n"), io.Discard)
+		_, err := browse(context.Background(), "https://as.example.com/authorize")
+		assert.ErrorContains(t, err, "not the address")
+	})
+}
+
+func TestSignIn(t *testing.T) {
+	s := newSetup(t, nil, nil)
+	s.cfg.Browser = nil
+	a := auth.New(s.cfg)
+	err := s.callWith(t, a)
+	require.ErrorIs(t, err, auth.ErrNoBrowser)
+	var required interface{ AuthorizationRequired() bool }
+	require.ErrorAs(t, err, &required)
+	assert.True(t, required.AuthorizationRequired())
+
+	b := &browser{}
+	require.NoError(t, a.SignIn(context.Background(), b.open))
+	assert.EqualValues(t, 1, b.n.Load())
+	require.NoError(t, s.callWith(t, a))
+	assert.EqualValues(t, 1, b.n.Load(), "the call uses the token SignIn got")
+}
+
+func TestConfigScopesAreAdded(t *testing.T) {
+	s := newSetup(t, nil, func(rs *fakeRS) { rs.challengeScope = "read" })
+	s.cfg.Scopes = []string{"extra"}
+	require.NoError(t, s.call(t))
+	assert.Equal(t, "read extra", s.lastAuth(t).Get("scope"))
+}
+
+func TestHostileAuthorizationServers(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("another origin was asked for %s", r.URL)
+	}))
+	defer other.Close()
+	tests := []struct {
+		name   string
+		as     func(as *fakeAS)
+		rs     func(rs *fakeRS)
+		expect func(t *testing.T, s *setup, err error)
+	}{
+		{"an authorization server on plain http elsewhere is refused", nil, nil, nil},
+		{"a metadata redirect to another origin is not followed", func(as *fakeAS) {
+			as.override = map[string]http.HandlerFunc{"/.well-known/oauth-authorization-server": func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+"/.well-known/oauth-authorization-server", http.StatusFound)
+			}}
+		}, nil, func(t *testing.T, s *setup, err error) { assert.ErrorIs(t, err, auth.ErrNoMetadata) }},
+		{"resource_metadata on another origin is not followed", nil, func(rs *fakeRS) { rs.inHeader = false; rs.challengeScope = "" }, nil},
+		{"huge metadata is not read past its bound", func(as *fakeAS) {
+			as.override = map[string]http.HandlerFunc{"/.well-known/oauth-authorization-server": func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(`{"issuer":"` + strings.Repeat("x", 2<<20) + `"}`))
+			}}
+		}, nil, func(t *testing.T, s *setup, err error) { assert.ErrorIs(t, err, auth.ErrNoMetadata) }},
+		{"a token answer without access_token", func(as *fakeAS) {
+			as.override = map[string]http.HandlerFunc{"/token": func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, 200, map[string]any{"token_type": "Bearer"})
+			}}
+		}, nil, func(t *testing.T, s *setup, err error) {
+			var ae *auth.AuthorizationError
+			require.ErrorAs(t, err, &ae)
+			assert.Equal(t, "invalid_response", ae.Code)
+		}},
+		{"a token error never echoes what was sent", func(as *fakeAS) {
+			as.override = map[string]http.HandlerFunc{"/token": func(w http.ResponseWriter, r *http.Request) {
+				r.ParseForm()
+				w.WriteHeader(500)
+				fmt.Fprintf(w, "boom %s %s", r.PostForm.Get("code_verifier"), r.PostForm.Get("code"))
+			}}
+		}, nil, func(t *testing.T, s *setup, err error) {
+			require.Error(t, err)
+			assert.NotContains(t, err.Error(), "boom")
+			assert.NotContains(t, err.Error(), "code-")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			switch tt.name {
+			case "an authorization server on plain http elsewhere is refused":
+				as := newFakeAS(t, nil)
+				rs := newFakeRS(t, func() *fakeAS { return as }, nil)
+				s := newSetupFor(t, as, rs)
+				as.srv.URL = "http://as.example.com" // what the resource metadata names
+				err := s.call(t)
+				assert.ErrorIs(t, err, auth.ErrInsecure)
+				return
+			case "resource_metadata on another origin is not followed":
+				as := newFakeAS(t, nil)
+				rs := newFakeRS(t, func() *fakeAS { return as }, func(rs *fakeRS) { rs.inHeader = false })
+				rs.srv.Config.Handler = wrapChallenge(rs.srv.Config.Handler, other.URL+"/prm")
+				s := newSetupFor(t, as, rs)
+				require.NoError(t, s.call(t), "found on the server's own well-known URL")
+				return
+			}
+			s := newSetup(t, tt.as, tt.rs)
+			tt.expect(t, s, s.call(t))
+		})
+	}
+}
+
+// wrapChallenge adds resource_metadata=prm to the server's challenges.
+func wrapChallenge(h http.Handler, prm string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mcp" && r.Header.Get("Authorization") == "" {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer resource_metadata=%q", prm))
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 }

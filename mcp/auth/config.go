@@ -21,6 +21,10 @@ type Config struct {
 	ClientSecret string
 	Issuer       string
 
+	// Scopes are asked for beside those the server names (the challenge's,
+	// or the resource metadata's).
+	Scopes []string
+
 	// ClientIDMetadataURL is the https URL of the program's client ID
 	// metadata document, used as the client id where the authorization
 	// server supports such documents; the document must list RedirectURL.
@@ -31,7 +35,7 @@ type Config struct {
 	ClientName string
 
 	// RedirectURL is where the authorization server sends the user back,
-	// served by Browser (for example LoopbackBrowser's URL).
+	// served by Browser (for example a Loopback's RedirectURL).
 	RedirectURL string
 
 	// Browser takes the user to authURL and returns the URL the

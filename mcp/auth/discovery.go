@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -84,7 +85,12 @@ func (c *Client) discoverResource(ctx context.Context, ch challenge) (*resourceM
 	}
 	var candidates []string
 	if ch.resourceMetadata != "" {
-		if u, err := server.Parse(ch.resourceMetadata); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
+		u, err := server.Parse(ch.resourceMetadata)
+		if err != nil || originOf(u) != originOf(server) {
+			// The server's own metadata is on its origin; a challenge
+			// pointing elsewhere is not followed.
+			c.logger().Warn("mcp: auth: resource_metadata on another origin; not followed", "url", ch.resourceMetadata)
+		} else {
 			candidates = append(candidates, u.String())
 		}
 	}
@@ -149,6 +155,9 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("mcp: auth: authorization server %q is not a URL", issuer)
 	}
+	if err := secure(issuer); err != nil {
+		return nil, err
+	}
 	origin := u.Scheme + "://" + u.Host
 	path := strings.TrimSuffix(u.EscapedPath(), "/")
 	var candidates []string
@@ -176,8 +185,16 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 			c.logger().Warn("mcp: auth: authorization server metadata names another issuer; not used", "url", cand, "issuer", md.Issuer, "expected", issuer)
 			continue
 		}
-		if md.AuthorizationEndpoint == "" && md.TokenEndpoint == "" {
+		if md.AuthorizationEndpoint == "" || md.TokenEndpoint == "" {
 			continue
+		}
+		for _, e := range []string{md.AuthorizationEndpoint, md.TokenEndpoint, md.RegistrationEndpoint} {
+			if e == "" {
+				continue
+			}
+			if err := secure(e); err != nil {
+				return nil, err
+			}
 		}
 		return &md, nil
 	}
@@ -195,6 +212,30 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 		}, nil
 	}
 	return nil, fmt.Errorf("%w for %s", ErrNoMetadata, issuer)
+}
+
+// secure refuses an authorization URL that is not https, unless it is on
+// this machine (localhost or a loopback address), where http is allowed.
+func secure(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%w: %q is not an absolute URL", ErrInsecure, raw)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && loopback(u.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("%w: %s is not https", ErrInsecure, u.Redacted())
+}
+
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // checkPKCE refuses an authorization server without S256.

@@ -5,10 +5,11 @@
 // satisfies mcp.Authorizer), and into the Manager through
 // ManagerOptions.Authorizer.
 //
+//	lb, err := auth.NewLoopback("127.0.0.1:0", "/callback", auth.OpenBrowser)
 //	a := auth.New(&auth.Config{
 //		ServerURL:   "https://mcp.example.com/mcp",
-//		RedirectURL: "http://127.0.0.1:8976/callback",
-//		Browser:     auth.LoopbackBrowser("127.0.0.1:8976", "/callback", openBrowser),
+//		RedirectURL: lb.RedirectURL(),
+//		Browser:     lb.Browser,
 //		Store:       store, // auth.NewFileStore("") keeps tokens across runs
 //	})
 //	t := &mcp.StreamableHTTPTransport{URL: "https://mcp.example.com/mcp", Auth: a}
@@ -36,7 +37,8 @@
 //     kept per issuer: a server that moves to another authorization
 //     server gets a new one.
 //   - Authorization code with PKCE (S256), state and the resource
-//     parameter (RFC 8707), through Config.Browser; the response's iss is
+//     parameter (RFC 8707), through Config.Browser (NewLoopback,
+//     PastedRedirect, or the program's own); the response's iss is
 //     checked against the issuer (RFC 9207) before the code is used. The
 //     token request authenticates as registered (client_secret_basic,
 //     client_secret_post or none) and carries the resource too.
@@ -45,6 +47,13 @@
 //     authorization server offers it. A 403 with insufficient_scope asks
 //     again for the union of the scopes held and those challenged, never
 //     twice for one set and at most 3 times in a Client's life.
+//
+// Without a Browser a Client uses only stored tokens and their refresh;
+// a server that needs more fails with ErrNoBrowser, which package mcp's
+// Manager shows as StateNeedsAuthorization, and SignIn signs in when the
+// user chooses. Authorization servers must be on https, or on this
+// machine (ErrInsecure); metadata comes from the origins it names, and
+// every document or token answer is read up to 1 MiB.
 //
 // Tokens go only to the server's origin. They are refreshed (with the
 // resource parameter) 30 seconds before they expire and on a 401; a failed

@@ -7,9 +7,11 @@ import (
 
 // Errors of the authorization flow; match them with errors.Is.
 var (
-	// ErrNoBrowser: the server needs a user's authorization and Config has
-	// no Browser to ask for it.
-	ErrNoBrowser = errors.New("mcp: auth: the server asks for authorization and no Browser is configured")
+	// ErrNoBrowser: the server needs a user's sign-in and Config has no
+	// Browser to ask for it (Client.SignIn takes one). It has an
+	// AuthorizationRequired method, by which package mcp's Manager shows
+	// the server as needing authorization.
+	ErrNoBrowser error = &requiredError{"mcp: auth: the server needs a sign-in and no Browser is configured"}
 	// ErrNoPKCE: the authorization server does not support PKCE with S256.
 	ErrNoPKCE = errors.New("mcp: auth: the authorization server does not support PKCE (S256)")
 	// ErrNoRegistration: there is no way to get a client id from the
@@ -22,7 +24,19 @@ var (
 	// ErrNoMetadata: neither protected resource metadata nor authorization
 	// server metadata could be found.
 	ErrNoMetadata = errors.New("mcp: auth: no usable authorization server metadata")
+	// ErrInsecure: an authorization server, or one of its endpoints, is on
+	// plain http and not on this machine (a loopback address), or a
+	// metadata URL or redirect leaves the origin it must stay on.
+	ErrInsecure = errors.New("mcp: auth: refused an insecure authorization URL")
 )
+
+// requiredError is an error that a sign-in would cure.
+type requiredError struct{ msg string }
+
+func (e *requiredError) Error() string { return e.msg }
+
+// AuthorizationRequired reports true: a sign-in would cure the error.
+func (e *requiredError) AuthorizationRequired() bool { return true }
 
 // ResourceMismatchError reports protected resource metadata whose
 // resource is not the MCP server the client talks to: the client stops

@@ -10,24 +10,32 @@ import (
 	"github.com/mcplug/mcplug/mcp/auth"
 )
 
-// A server behind OAuth: the first request meets a 401, the Client finds
-// the authorization server, registers, and sends the user to sign in
-// (here a stand-in for the browser follows the redirect); the request then
-// goes again with the token.
+// A program signs in to a server behind OAuth with the loopback helper:
+// the first request meets a 401, the Client finds the authorization
+// server, registers, and shows the user the sign-in link; the browser
+// comes back to the loopback address, and the request goes again with the
+// token. (Here a stand-in for the user's browser opens the link.)
 func Example() {
 	var c cleanups
 	defer c.run()
 	as := newFakeAS(&c, nil)
 	rs := newFakeRS(&c, func() *fakeAS { return as }, nil)
 
+	lb, err := auth.NewLoopback("127.0.0.1:0", "/callback", func(authURL string) error {
+		u, _ := url.Parse(authURL)
+		fmt.Println("sign in at", u.Path)
+		go openInBrowser(authURL) // a real program: auth.OpenBrowser, or print the link
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	a := auth.New(&auth.Config{
 		ServerURL:   rs.url(),
-		RedirectURL: "http://127.0.0.1:8976/callback",
-		Browser: func(ctx context.Context, authURL string) (*url.URL, error) {
-			u, _ := url.Parse(authURL)
-			fmt.Println("the user signs in at", u.Path, "for", u.Query().Get("resource") == rs.url())
-			return followRedirect(ctx, authURL)
-		},
+		RedirectURL: lb.RedirectURL(),
+		Browser:     lb.Browser,
+		Store:       &auth.MemoryStore{}, // auth.NewFileStore("") keeps tokens across runs
 	})
 	ctx := context.Background()
 	conn, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: rs.url(), Auth: a}, nil)
@@ -43,22 +51,15 @@ func Example() {
 	}
 	fmt.Println(res.Text())
 	// Output:
-	// the user signs in at /authorize for true
+	// sign in at /authorize
 	// signed in
 }
 
-// followRedirect stands in for a browser: the authorization endpoint
-// redirects at once.
-func followRedirect(ctx context.Context, authURL string) (*url.URL, error) {
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
-	if err != nil {
-		return nil, err
+// openInBrowser does what the user's browser does with the link: the
+// authorization server redirects to the loopback address at once.
+func openInBrowser(authURL string) {
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	if resp, err := client.Get(authURL); err == nil {
+		resp.Body.Close()
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body.Close()
-	return resp.Location()
 }

@@ -53,6 +53,7 @@ type fakeAS struct {
 	regAnswer       map[string]any   // merged into registration answers
 	onToken         func(url.Values) // sees each token request's form
 	deny            string           // a scope never granted
+	override        map[string]http.HandlerFunc // by path, served instead
 
 	mu            sync.Mutex
 	auths         []url.Values
@@ -111,6 +112,10 @@ func (as *fakeAS) metadata() map[string]any {
 }
 
 func (as *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h := as.override[r.URL.Path]; h != nil {
+		h(w, r)
+		return
+	}
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	switch {

@@ -21,7 +21,7 @@ func TestManagerSignsInToConfiguredServers(t *testing.T) {
 	t.Setenv("ISSUES_SECRET", "pre-secret")
 	cfg, err := mcp.ParseConfig(strings.NewReader(fmt.Sprintf(`{"mcpServers": {"issues": {
 		"type": "http", "url": %q,
-		"oauth": {"clientId": "pre", "clientSecret": "${ISSUES_SECRET}", "callbackPort": 8976}
+		"oauth": {"clientId": "pre", "clientSecret": "${ISSUES_SECRET}", "callbackPort": 8976, "scopes": ["issues:read"]}
 	}}}`, s.rs.url())), "test.json")
 	require.NoError(t, err)
 	sc := cfg.Servers["issues"]
@@ -36,7 +36,7 @@ func TestManagerSignsInToConfiguredServers(t *testing.T) {
 		Authorizer: func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
 			made.Add(1)
 			c := *s.cfg
-			c.ServerURL, c.ClientID, c.ClientSecret = sc.URL, sc.OAuth.ClientID, sc.OAuth.ClientSecret
+			c.ServerURL, c.ClientID, c.ClientSecret, c.Scopes = sc.URL, sc.OAuth.ClientID, sc.OAuth.ClientSecret, sc.OAuth.Scopes
 			c.RedirectURL = fmt.Sprintf("http://127.0.0.1:%d/callback", sc.OAuth.CallbackPort)
 			return auth.New(&c)
 		},
@@ -49,10 +49,49 @@ func TestManagerSignsInToConfiguredServers(t *testing.T) {
 	assert.Equal(t, "hi", res.Text())
 	assert.Equal(t, "pre", s.lastAuth(t).Get("client_id"))
 	assert.Equal(t, "http://127.0.0.1:8976/callback", s.lastAuth(t).Get("redirect_uri"))
+	assert.Equal(t, "issues:read", s.lastAuth(t).Get("scope"))
 
 	require.NoError(t, m.Reconnect(ctx, "issues"))
 	_, err = m.CallTool(ctx, "mcp__issues__echo", map[string]any{"text": "again"})
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, made.Load(), "one Authorizer for the server's life")
 	assert.EqualValues(t, 1, s.browser.n.Load(), "the token outlives the reconnection")
+}
+
+func TestManagerNeedsAuthorizationUntilSignIn(t *testing.T) {
+	s := newSetup(t, nil, nil)
+	cfg, err := mcp.ParseConfig(strings.NewReader(fmt.Sprintf(`{"mcpServers": {
+		"docs": {"type": "http", "url": %q},
+		"bare": {"type": "http", "url": %q}
+	}}`, s.rs.url(), s.rs.url())), "test.json")
+	require.NoError(t, err)
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{
+		Logger: slog.New(slog.DiscardHandler),
+		Authorizer: func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+			if name == "bare" {
+				return nil
+			}
+			c := *s.cfg
+			c.Browser = nil // nobody at the keyboard until SignIn
+			return auth.New(&c)
+		},
+	})
+	defer m.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m.Connect(ctx)
+	status := map[string]mcp.ServerStatus{}
+	for _, st := range m.Status() {
+		status[st.Name] = st
+	}
+	assert.Equal(t, mcp.StateNeedsAuthorization, status["docs"].State)
+	assert.ErrorIs(t, status["docs"].Err, auth.ErrNoBrowser)
+	assert.Equal(t, mcp.StateNeedsAuthorization, status["bare"].State, "a 401 with no Authorizer")
+	assert.ErrorContains(t, m.SignIn(ctx, "bare", s.browser.open), "no Authorizer")
+
+	require.NoError(t, m.SignIn(ctx, "docs", s.browser.open))
+	res, err := m.CallTool(ctx, "mcp__docs__echo", map[string]any{"text": "in"})
+	require.NoError(t, err)
+	assert.Equal(t, "in", res.Text())
+	assert.EqualValues(t, 1, s.browser.n.Load())
 }
