@@ -144,10 +144,10 @@ type route struct {
 
 // server is one named server of a Manager.
 type server struct {
-	name      string
-	kind      string
-	cfg       *ServerConfig // nil for Manager.Add
-	transport func() (Transport, error)
+	name       string
+	kind       string
+	cfg        *ServerConfig // nil for Manager.Add
+	transport  func() (Transport, error)
 	authorizer func() Authorizer // nil for Manager.Add and stdio servers
 
 	mu         sync.Mutex

@@ -44,15 +44,15 @@ type fakeAS struct {
 	noPKCE          bool
 	noDCR           bool
 	cimd            bool
-	issSupported    *bool            // nil leaves the field out
-	issMode         string           // "" correct, "omit", "wrong", "slash"
-	issuerOverride  string           // the metadata's issuer, when set
-	expiresIn       int              // 0 means 3600
-	refresh         bool             // issue refresh tokens
-	failRefresh     bool             // refresh requests fail with invalid_grant
-	regAnswer       map[string]any   // merged into registration answers
-	onToken         func(url.Values) // sees each token request's form
-	deny            string           // a scope never granted
+	issSupported    *bool                       // nil leaves the field out
+	issMode         string                      // "" correct, "omit", "wrong", "slash"
+	issuerOverride  string                      // the metadata's issuer, when set
+	expiresIn       int                         // 0 means 3600
+	refresh         bool                        // issue refresh tokens
+	failRefresh     bool                        // refresh requests fail with invalid_grant
+	regAnswer       map[string]any              // merged into registration answers
+	onToken         func(url.Values)            // sees each token request's form
+	deny            string                      // a scope never granted
 	override        map[string]http.HandlerFunc // by path, served instead
 
 	mu            sync.Mutex
