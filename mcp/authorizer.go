@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 )
@@ -20,6 +21,24 @@ type Authorizer interface {
 	// again; false and nil to let the answer through as it is (an
 	// *HTTPStatusError follows); or an error, which fails the request.
 	Challenged(ctx context.Context, req *http.Request, resp *http.Response) (retry bool, err error)
+}
+
+// AuthorizerError reports that a request's Authorizer failed: it could not
+// authorize the request, or could not obtain credentials after a 401 or
+// 403. Err is the Authorizer's error (for package mcp/auth, its typed
+// errors).
+type AuthorizerError struct{ Err error }
+
+func (e *AuthorizerError) Error() string { return "mcp: authorization: " + e.Err.Error() }
+
+func (e *AuthorizerError) Unwrap() error { return e.Err }
+
+// authorizationFailed reports whether err is an Authorizer's, or a 401 or
+// 403 answer: failures that another handshake would only repeat.
+func authorizationFailed(err error) bool {
+	var ae *AuthorizerError
+	var status *HTTPStatusError
+	return errors.As(err, &ae) || errors.As(err, &status) && (status.StatusCode == http.StatusUnauthorized || status.StatusCode == http.StatusForbidden)
 }
 
 // maxAuthRetries bounds how often one request is sent again after new
@@ -45,7 +64,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.Body = body
 		}
 		if err := t.auth.Authorize(ctx, r); err != nil {
-			return nil, err
+			return nil, &AuthorizerError{Err: err}
 		}
 		resp, err := t.base.RoundTrip(r)
 		if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) || attempt == maxAuthRetries {
@@ -58,7 +77,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil || !retry {
 			if err != nil {
 				resp.Body.Close()
-				return nil, err
+				return nil, &AuthorizerError{Err: err}
 			}
 			return resp, nil
 		}

@@ -149,8 +149,8 @@ func (c *Connection) handshake(ctx context.Context) error {
 		if pinned != "" || modernError(err) || errors.As(err, &vErr) {
 			return err
 		}
-		if errors.Is(err, ErrClosed) {
-			return err
+		if errors.Is(err, ErrClosed) || authorizationFailed(err) {
+			return err // initialize would meet the same refusal
 		}
 		c.logger.Debug("mcp: server/discover failed; taking the server for a legacy one", "err", err)
 		return c.initialize(ctx, LatestLegacyVersion)

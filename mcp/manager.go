@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -613,8 +612,8 @@ func needsAuthorization(err error) bool {
 	if errors.As(err, &required) && required.AuthorizationRequired() {
 		return true
 	}
-	var status *HTTPStatusError
-	return errors.As(err, &status) && (status.StatusCode == http.StatusUnauthorized || status.StatusCode == http.StatusForbidden)
+	var ae *AuthorizerError
+	return !errors.As(err, &ae) && authorizationFailed(err)
 }
 
 // Reconnect brings the server name back now: a connected server is

@@ -46,6 +46,8 @@ type Client struct {
 	once   sync.Once
 	client *http.Client // see http
 
+	dpop *dpopKey // nil unless Config.DPoP
+
 	mu      sync.Mutex // guards what follows
 	grant   *grant
 	stepUps int
@@ -60,6 +62,7 @@ type grant struct {
 	conf     *oauth2.Config
 	token    *oauth2.Token
 	scopes   []string // the scopes asked for
+	dpop     bool     // tokens are DPoP-bound
 }
 
 // New returns a Client for cfg (which it copies).
@@ -71,7 +74,23 @@ func New(cfg *Config) *Client {
 	if u, err := url.Parse(c.cfg.ServerURL); err == nil {
 		c.origin = originOf(u)
 	}
+	if c.cfg.DPoP {
+		c.dpop = newDPoPKey()
+	}
 	return c
+}
+
+// Method says how the Client obtains tokens, for a status line: the grant
+// and whether tokens are DPoP-bound. It never holds a secret.
+func (c *Client) Method() string {
+	m := "authorization code"
+	if c.cfg.Grant != nil {
+		m = c.cfg.Grant.method()
+	}
+	if c.cfg.DPoP {
+		m += " + DPoP"
+	}
+	return "oauth: " + m
 }
 
 // http is the client of metadata, registration and token requests: the
@@ -143,10 +162,26 @@ func (c *Client) Authorize(ctx context.Context, req *http.Request) error {
 		}
 		c.flow.Unlock()
 	}
-	if tok != nil {
-		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	if tok == nil {
+		return nil
 	}
+	if g.dpop && strings.EqualFold(tok.Type(), "DPoP") {
+		proof, err := c.dpop.proof(req.Method, req.URL, tok.AccessToken)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		req.Header.Set("DPoP", proof)
+		return nil
+	}
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	return nil
+}
+
+// sentToken is the access token of a request's Authorization header.
+func sentToken(req *http.Request) string {
+	_, tok, _ := strings.Cut(req.Header.Get("Authorization"), " ")
+	return strings.TrimSpace(tok)
 }
 
 // Challenged handles a 401 (authorize, or refresh) or a 403 with
@@ -157,7 +192,7 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 		return false, nil
 	}
 	ch, _ := parseChallenges(resp.Header)
-	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+	sent := sentToken(req)
 
 	c.flow.Lock()
 	defer c.flow.Unlock()
@@ -166,6 +201,11 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	c.mu.Unlock()
 	if g != nil && g.token.AccessToken != sent {
 		return true, nil // renewed while this request was out
+	}
+	if g != nil && g.dpop && resp.StatusCode == http.StatusUnauthorized && dpopChallenge(resp.Header) {
+		// A nonce the proof must carry: the request goes again with it,
+		// unless the server asks for the nonce it already had.
+		return c.dpop.takeNonce(req.URL, resp.Header), nil
 	}
 	switch resp.StatusCode {
 	case http.StatusForbidden:
@@ -250,10 +290,21 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 	if err != nil {
 		return err
 	}
+	scopes = union(scopes, c.cfg.Scopes)
+	if c.cfg.Grant != nil {
+		g := &grant{issuer: md.Issuer, resource: resource, md: md, scopes: scopes,
+			conf: &oauth2.Config{Endpoint: oauth2.Endpoint{TokenURL: md.TokenEndpoint}}, dpop: c.dpop != nil && md.dpopES256()}
+		tok, err := c.cfg.Grant.obtain(ctx, c, g)
+		if err != nil {
+			return err
+		}
+		g.token = tok
+		c.setGrant(g)
+		return nil
+	}
 	if err := md.checkPKCE(); err != nil {
 		return err
 	}
-	scopes = union(scopes, c.cfg.Scopes)
 	if slices.Contains(md.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
 		scopes = append(scopes, "offline_access")
 	}
@@ -268,7 +319,7 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 		RedirectURL:  c.cfg.RedirectURL,
 		Scopes:       scopes,
 	}
-	g := &grant{issuer: md.Issuer, resource: resource, md: md, conf: conf, scopes: scopes}
+	g := &grant{issuer: md.Issuer, resource: resource, md: md, conf: conf, scopes: scopes, dpop: c.dpop != nil && md.dpopES256()}
 	key := tokenKey(g)
 	if saved := c.loadToken(ctx, key); !fresh && saved != nil && saved.token.AccessToken != rejected && containsAll(saved.scopes, scopes) {
 		g.token, g.scopes = saved.token, saved.scopes
@@ -354,12 +405,16 @@ func (c *Client) refresh(ctx context.Context, g *grant) (*oauth2.Token, error) {
 }
 
 // tokenContext carries the HTTP client of token requests, which adds the
-// resource parameter to refresh requests (RFC 8707).
+// resource parameter to refresh requests (RFC 8707) and, for DPoP-bound
+// tokens, a proof to every request.
 func (c *Client) tokenContext(ctx context.Context, g *grant) context.Context {
 	hc := *c.http()
 	base := hc.Transport
 	if base == nil {
 		base = http.DefaultTransport
+	}
+	if g.dpop {
+		base = &dpopTransport{base: base, key: c.dpop}
 	}
 	hc.Transport = &resourceTransport{base: base, tokenURL: g.conf.Endpoint.TokenURL, resource: g.resource}
 	return context.WithValue(ctx, oauth2.HTTPClient, &hc)

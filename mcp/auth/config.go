@@ -45,6 +45,19 @@ type Config struct {
 	// with ErrNoBrowser.
 	Browser func(ctx context.Context, authURL string) (*url.URL, error)
 
+	// Grant, if set, obtains tokens without a user, in place of the
+	// authorization code flow: a *ClientCredentials, *JWTBearer or
+	// *EnterpriseManaged (the authorization extensions). Registration and
+	// Browser are not used then.
+	Grant Grant
+
+	// DPoP asks for tokens bound to a key of the Client's (RFC 9449)
+	// where the authorization server supports DPoP with ES256: each token
+	// request and each request to the server carries a fresh proof, and
+	// server nonces are honoured. The key is made by New and lives as long
+	// as the Client.
+	DPoP bool
+
 	// Store keeps registrations and tokens; nil means a MemoryStore.
 	Store Store
 

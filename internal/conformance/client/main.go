@@ -39,7 +39,11 @@ func run(scenario, serverURL string, logger *slog.Logger) error {
 	defer cancel()
 	t := mcp.NewHTTPTransport(serverURL, nil)
 	t.Logger = logger
-	t.Auth = authorizer(serverURL, logger)
+	a, err := authorizer(serverURL, logger)
+	if err != nil {
+		return err
+	}
+	t.Auth = a
 	c, err := mcp.Connect(ctx, t, &mcp.Options{
 		Logger:     logger,
 		ClientInfo: &mcp.Implementation{Name: "mcplug-conformance", Version: mcp.Version},
@@ -104,30 +108,60 @@ func run(scenario, serverURL string, logger *slog.Logger) error {
 	}
 }
 
-// authorizer signs in as the suite's scenarios expect: a pre-registered
-// client when the scenario's context gives one, the suite's client ID
-// metadata document URL, and a "browser" that follows the authorization
-// endpoint's redirect without a user.
-func authorizer(serverURL string, logger *slog.Logger) *auth.Client {
+// authorizer signs in as the suite's scenarios expect, from what the
+// scenario's context gives, as a program's config would: a private key
+// (client credentials with private_key_jwt), an identity provider
+// (enterprise-managed authorization), a workload token (JWT bearer), a
+// client secret without an issuer (client credentials), or a
+// pre-registered client for a user's sign-in; else the suite's client ID
+// metadata document URL or dynamic registration, and a "browser" that
+// follows the authorization endpoint's redirect without a user. Tokens are
+// DPoP-bound where the authorization server supports it.
+func authorizer(serverURL string, logger *slog.Logger) (*auth.Client, error) {
 	var sc struct {
-		ClientID     string `json:"client_id"`
-		ClientSecret string `json:"client_secret"`
-		Issuer       string `json:"issuer"`
+		ClientID         string `json:"client_id"`
+		ClientSecret     string `json:"client_secret"`
+		Issuer           string `json:"issuer"`
+		PrivateKeyPEM    string `json:"private_key_pem"`
+		SigningAlgorithm string `json:"signing_algorithm"`
+		IDPClientID      string `json:"idp_client_id"`
+		IDPIDToken       string `json:"idp_id_token"`
+		IDPTokenEndpoint string `json:"idp_token_endpoint"`
+		ValidJWT         string `json:"valid_jwt"`
 	}
 	if c := os.Getenv("MCP_CONFORMANCE_CONTEXT"); c != "" {
 		json.Unmarshal([]byte(c), &sc)
 	}
-	return auth.New(&auth.Config{
+	cfg := &auth.Config{
 		ServerURL:           serverURL,
-		ClientID:            sc.ClientID,
-		ClientSecret:        sc.ClientSecret,
-		Issuer:              sc.Issuer,
 		ClientIDMetadataURL: "https://conformance-test.local/client-metadata.json",
 		ClientName:          "mcplug-conformance",
 		RedirectURL:         "http://localhost:3000/callback",
 		Browser:             followRedirect,
+		DPoP:                true,
 		Logger:              logger,
-	})
+	}
+	switch {
+	case sc.PrivateKeyPEM != "":
+		key, err := auth.ParsePrivateKey([]byte(sc.PrivateKeyPEM))
+		if err != nil {
+			return nil, err
+		}
+		cfg.Grant = &auth.ClientCredentials{ClientID: sc.ClientID, PrivateKey: key, SigningAlg: sc.SigningAlgorithm}
+	case sc.IDPTokenEndpoint != "":
+		cfg.Grant = &auth.EnterpriseManaged{
+			ClientID: sc.ClientID, ClientSecret: sc.ClientSecret,
+			IDPTokenEndpoint: sc.IDPTokenEndpoint, IDPClientID: sc.IDPClientID,
+			IDToken: func(context.Context) (string, error) { return sc.IDPIDToken, nil },
+		}
+	case sc.ValidJWT != "":
+		cfg.Grant = &auth.JWTBearer{ClientID: sc.ClientID, Assertion: func(context.Context) (string, error) { return sc.ValidJWT, nil }}
+	case sc.ClientSecret != "" && sc.Issuer == "":
+		cfg.Grant = &auth.ClientCredentials{ClientID: sc.ClientID, ClientSecret: sc.ClientSecret}
+	default:
+		cfg.ClientID, cfg.ClientSecret, cfg.Issuer = sc.ClientID, sc.ClientSecret, sc.Issuer
+	}
+	return auth.New(cfg), nil
 }
 
 // followRedirect plays the user's browser: the authorization endpoint
