@@ -76,11 +76,12 @@ type ServerConfig struct {
 	Err error `json:"-"`
 }
 
-// OAuthConfig is the "oauth" object of a remote server entry: a client
-// registered with the server's authorization server beforehand.
-// ${VAR} is expanded in both strings, so that the secret can stay out of
-// the file.
+// OAuthConfig is the "oauth" object of a remote server entry: how to
+// authorize with the server's authorization server (see package mcp/auth;
+// the program's ManagerOptions.Authorizer reads it). ${VAR} is expanded
+// in every string, so that secrets can stay out of the file.
 type OAuthConfig struct {
+	// ClientID and ClientSecret are a client registered beforehand.
 	ClientID     string `json:"clientId,omitempty"`
 	ClientSecret string `json:"clientSecret,omitempty"`
 	// CallbackPort is the loopback port of the redirect URI registered
@@ -88,6 +89,27 @@ type OAuthConfig struct {
 	CallbackPort int `json:"callbackPort,omitempty"`
 	// Scopes are asked for beside those the server names.
 	Scopes []string `json:"scopes,omitempty"`
+
+	// Grant is how tokens are obtained: "" or "authorization_code" (a
+	// user signs in), "client_credentials", "jwt_bearer" (workload
+	// identity) or "enterprise" (enterprise-managed authorization).
+	Grant string `json:"grant,omitempty"`
+	// PrivateKeyFile is a PEM key for private_key_jwt (client_credentials),
+	// readable by its owner only; SigningAlg and KeyID go with it.
+	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
+	SigningAlg     string `json:"signingAlg,omitempty"`
+	KeyID          string `json:"keyId,omitempty"`
+	// AssertionFile holds the platform's workload token (jwt_bearer).
+	AssertionFile string `json:"assertionFile,omitempty"`
+	// IDPTokenEndpoint, IDPClientID, IDPClientSecret and IDTokenFile are
+	// the enterprise identity provider's token endpoint, the client there,
+	// and the file that holds the user's ID token (enterprise).
+	IDPTokenEndpoint string `json:"idpTokenEndpoint,omitempty"`
+	IDPClientID      string `json:"idpClientId,omitempty"`
+	IDPClientSecret  string `json:"idpClientSecret,omitempty"`
+	IDTokenFile      string `json:"idTokenFile,omitempty"`
+	// DPoP asks for tokens bound to the client's key (RFC 9449).
+	DPoP bool `json:"dpop,omitempty"`
 }
 
 // Scope is where a server entry comes from, as Claude Code names them.
@@ -535,9 +557,21 @@ func (sc *ServerConfig) expand(lookup func(string) (string, bool)) error {
 	for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
 		sc.Headers[k] = ex("headers."+k, sc.Headers[k])
 	}
-	if sc.OAuth != nil {
-		sc.OAuth.ClientID = ex("oauth.clientId", sc.OAuth.ClientID)
-		sc.OAuth.ClientSecret = ex("oauth.clientSecret", sc.OAuth.ClientSecret)
+	if o := sc.OAuth; o != nil {
+		for _, f := range []struct {
+			name string
+			p    *string
+		}{
+			{"clientId", &o.ClientID}, {"clientSecret", &o.ClientSecret}, {"grant", &o.Grant},
+			{"privateKeyFile", &o.PrivateKeyFile}, {"signingAlg", &o.SigningAlg}, {"keyId", &o.KeyID},
+			{"assertionFile", &o.AssertionFile}, {"idpTokenEndpoint", &o.IDPTokenEndpoint},
+			{"idpClientId", &o.IDPClientID}, {"idpClientSecret", &o.IDPClientSecret}, {"idTokenFile", &o.IDTokenFile},
+		} {
+			*f.p = ex("oauth."+f.name, *f.p)
+		}
+		for i, sc := range o.Scopes {
+			o.Scopes[i] = ex(fmt.Sprintf("oauth.scopes[%d]", i), sc)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -104,7 +104,11 @@ type ServerStatus struct {
 	// the initialize handshake).
 	ProtocolVersion string
 	ServerInfo      Implementation
-	Warnings        []string // e.g. tool names that collided, a project entry that replaces a user's
+	// Auth says how the server is authorized, when its Authorizer tells
+	// (a Method method, as *auth.Client has: "oauth: client credentials
+	// (private_key_jwt) + DPoP"); "" otherwise. It never holds a secret.
+	Auth     string
+	Warnings []string // e.g. tool names that collided, a project entry that replaces a user's
 }
 
 // Manager owns many named servers and exposes their tools as one list, each
@@ -966,6 +970,11 @@ func (m *Manager) Status() []ServerStatus {
 			st.ProtocolVersion = s.conn.InitializeResult().ProtocolVersion
 		}
 		s.mu.Unlock()
+		if s.authorizer != nil {
+			if a, ok := s.authorizer().(interface{ Method() string }); ok {
+				st.Auth = a.Method()
+			}
+		}
 		out = append(out, st)
 	}
 	return out

@@ -130,6 +130,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 				detail += fmt.Sprintf(" (protocol %s, %s)", s.ProtocolVersion, era)
 			}
 		}
+		if *verbose && s.Auth != "" {
+			detail += "; " + s.Auth
+		}
 		scope := string(s.Scope)
 		if scope == "" {
 			scope = "-"

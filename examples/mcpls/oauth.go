@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"os"
 
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/auth"
@@ -23,11 +25,22 @@ func callbackAddr(sc *mcp.ServerConfig) string {
 	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
-// authorizer is the Manager's Authorizer for remote servers: tokens kept
-// in the user's config directory, the entry's pre-registered client if it
-// has one, and no browser: a server without a stored token shows "needs
-// authorization" until signIn.
+// authorizer is the Manager's Authorizer for remote servers, from the
+// entry's "oauth" object: a user's sign-in (tokens kept in the user's
+// config directory; no browser, so a server without a stored token shows
+// "needs authorization" until signIn), or a machine grant (client
+// credentials, JWT bearer, enterprise), DPoP if asked. An entry it cannot
+// use (an unknown grant, a key file others may read) fails the server with
+// the reason.
 func authorizer(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+	cfg, err := authConfig(sc)
+	if err != nil {
+		return failing{fmt.Errorf("server %q: oauth: %w", name, err)}
+	}
+	return auth.New(cfg)
+}
+
+func authConfig(sc *mcp.ServerConfig) (*auth.Config, error) {
 	cfg := &auth.Config{
 		ServerURL:   sc.URL,
 		ClientName:  "mcpls",
@@ -37,10 +50,49 @@ func authorizer(name string, sc *mcp.ServerConfig) mcp.Authorizer {
 	if store, err := auth.NewFileStore(""); err == nil {
 		cfg.Store = store
 	}
-	if o := sc.OAuth; o != nil {
-		cfg.ClientID, cfg.ClientSecret, cfg.Scopes = o.ClientID, o.ClientSecret, o.Scopes
+	o := sc.OAuth
+	if o == nil {
+		return cfg, nil
 	}
-	return auth.New(cfg)
+	cfg.Scopes, cfg.DPoP = o.Scopes, o.DPoP
+	switch o.Grant {
+	case "", "authorization_code":
+		cfg.ClientID, cfg.ClientSecret = o.ClientID, o.ClientSecret
+	case "client_credentials":
+		cc := &auth.ClientCredentials{ClientID: o.ClientID, ClientSecret: o.ClientSecret, SigningAlg: o.SigningAlg, KeyID: o.KeyID}
+		if o.PrivateKeyFile != "" {
+			key, err := auth.LoadPrivateKey(o.PrivateKeyFile)
+			if err != nil {
+				return nil, err
+			}
+			cc.PrivateKey = key
+		}
+		cfg.Grant = cc
+	case "jwt_bearer":
+		cfg.Grant = &auth.JWTBearer{ClientID: o.ClientID, ClientSecret: o.ClientSecret, AssertionFile: o.AssertionFile}
+	case "enterprise":
+		idToken := o.IDTokenFile
+		cfg.Grant = &auth.EnterpriseManaged{
+			ClientID: o.ClientID, ClientSecret: o.ClientSecret,
+			IDPTokenEndpoint: o.IDPTokenEndpoint, IDPClientID: o.IDPClientID, IDPClientSecret: o.IDPClientSecret,
+			IDToken: func(context.Context) (string, error) {
+				b, err := os.ReadFile(idToken)
+				return string(b), err
+			},
+		}
+	default:
+		return nil, fmt.Errorf("unknown grant %q (want authorization_code, client_credentials, jwt_bearer or enterprise)", o.Grant)
+	}
+	return cfg, nil
+}
+
+// failing is the Authorizer of an entry that cannot be used.
+type failing struct{ err error }
+
+func (f failing) Authorize(context.Context, *http.Request) error { return f.err }
+
+func (f failing) Challenged(context.Context, *http.Request, *http.Response) (bool, error) {
+	return false, f.err
 }
 
 // signIn signs in to the server name: it prints a link to w and waits for

@@ -116,3 +116,19 @@ func TestOAuthLogin(t *testing.T) {
 		assert.Empty(t, quiet.String())
 	})
 }
+
+func TestOAuthEntries(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(os.Getenv("HOME"), ".config"))
+	key := filepath.Join(t.TempDir(), "key.pem")
+	require.NoError(t, os.WriteFile(key, []byte("-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n"), 0o644))
+	cfg := filepath.Join(t.TempDir(), "servers.json")
+	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers": {
+		"loose": {"type": "http", "url": "http://127.0.0.1:9/mcp", "oauth": {"grant": "client_credentials", "clientId": "m", "privateKeyFile": %q}},
+		"odd":   {"type": "http", "url": "http://127.0.0.1:9/mcp", "oauth": {"grant": "password"}}
+	}}`, key), 0o644))
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, run([]string{"-config", cfg, "-v"}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "oauth: mcp: auth: key file", "a key file others may read is refused")
+	assert.Contains(t, stdout.String(), `unknown grant "password"`)
+}

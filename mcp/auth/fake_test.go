@@ -2,17 +2,22 @@ package auth_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcplug/mcplug/mcp/mcptest"
 )
@@ -54,6 +59,12 @@ type fakeAS struct {
 	onToken         func(url.Values)            // sees each token request's form
 	deny            string                      // a scope never granted
 	override        map[string]http.HandlerFunc // by path, served instead
+	// grants serve other grant types: the scopes granted, or an error code.
+	grants map[string]func(form url.Values, h http.Header) ([]string, string)
+	dpop      bool   // advertise DPoP (ES256), require a proof at the token endpoint, bind tokens
+	dpopNonce string // a nonce the token endpoint requires; "loop" asks for a new one each time
+	jkts      map[string]string // access token -> the thumbprint of its key
+	proofs    []proofClaims     // the token endpoint's proofs
 
 	mu            sync.Mutex
 	auths         []url.Values
@@ -108,6 +119,9 @@ func (as *fakeAS) metadata() map[string]any {
 	if as.issSupported != nil {
 		md["authorization_response_iss_parameter_supported"] = *as.issSupported
 	}
+	if as.dpop {
+		md["dpop_signing_alg_values_supported"] = []string{"ES256"}
+	}
 	return md
 }
 
@@ -158,8 +172,29 @@ func (as *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if as.onToken != nil {
 			as.onToken(r.PostForm)
 		}
+		var jkt string
+		if as.dpop {
+			p, err := checkProof(r.Header.Get("DPoP"), "POST", as.srv.URL+"/token", "")
+			if err != nil {
+				writeJSON(w, 400, map[string]any{"error": "invalid_dpop_proof", "error_description": err.Error()})
+				return
+			}
+			as.proofs = append(as.proofs, p)
+			if as.dpopNonce != "" {
+				want := as.dpopNonce
+				if want == "loop" {
+					want = fmt.Sprintf("nonce-%d", len(as.proofs))
+				}
+				if p.Nonce != want || as.dpopNonce == "loop" {
+					w.Header().Set("DPoP-Nonce", want)
+					writeJSON(w, 400, map[string]any{"error": "use_dpop_nonce"})
+					return
+				}
+			}
+			jkt = p.jkt
+		}
 		var scopes []string
-		switch r.PostForm.Get("grant_type") {
+		switch gt := r.PostForm.Get("grant_type"); gt {
 		case "authorization_code":
 			ch, ok := as.challenges[r.PostForm.Get("code")]
 			challenge, scope, _ := strings.Cut(ch, " ")
@@ -178,17 +213,35 @@ func (as *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			scopes = s
 		default:
-			writeJSON(w, 400, map[string]any{"error": "unsupported_grant_type"})
-			return
+			h := as.grants[gt]
+			if h == nil {
+				writeJSON(w, 400, map[string]any{"error": "unsupported_grant_type"})
+				return
+			}
+			granted, errCode := h(r.PostForm, r.Header)
+			if errCode != "" {
+				writeJSON(w, 400, map[string]any{"error": errCode})
+				return
+			}
+			scopes = granted
 		}
 		as.n++
 		tok := fmt.Sprintf("token-%d", as.n)
 		as.tokens[tok] = scopes
+		if jkt != "" {
+			if as.jkts == nil {
+				as.jkts = map[string]string{}
+			}
+			as.jkts[tok] = jkt
+		}
 		exp := as.expiresIn
 		if exp == 0 {
 			exp = 3600
 		}
 		ans := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": exp, "scope": strings.Join(scopes, " ")}
+		if jkt != "" {
+			ans["token_type"] = "DPoP"
+		}
 		if as.refresh {
 			rt := fmt.Sprintf("refresh-%d", as.n)
 			as.refreshTokens[rt] = scopes
@@ -206,6 +259,14 @@ func (as *fakeAS) valid(token string) ([]string, bool) {
 	defer as.mu.Unlock()
 	s, ok := as.tokens[token]
 	return s, ok
+}
+
+// boundTo is the key thumbprint a token is bound to ("" for a bearer
+// token).
+func (as *fakeAS) boundTo(token string) string {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.jkts[token]
 }
 
 func (as *fakeAS) revoke() {
@@ -239,6 +300,10 @@ type fakeRS struct {
 	scopesSupported []string
 	challengeScope  string                       // scope in the 401 challenge
 	needs           func(method string) []string // scopes a method needs (403 otherwise)
+	dpopNonce       string                        // a nonce DPoP proofs must carry; "loop" a new one each time
+
+	proofs  []proofClaims // DPoP proofs seen
+	nonceN  int
 
 	mu         sync.Mutex
 	seenTokens []string
@@ -277,11 +342,36 @@ func newFakeRS(t cleaner, as func() *fakeAS, configure func(*fakeRS)) *fakeRS {
 		if rs.challengeScope != "" {
 			params = append(params, fmt.Sprintf("scope=%q", rs.challengeScope))
 		}
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		ok := scheme == "Bearer" || scheme == "DPoP"
 		rs.mu.Lock()
 		rs.seenTokens = append(rs.seenTokens, token)
 		rs.mu.Unlock()
 		scopes, valid := rs.as().valid(token)
+		if jkt := rs.as().boundTo(token); valid && jkt != "" {
+			p, err := checkProof(r.Header.Get("DPoP"), r.Method, rs.url(), token)
+			if scheme != "DPoP" || err != nil || p.jkt != jkt {
+				w.Header().Set("WWW-Authenticate", `DPoP error="invalid_token"`)
+				writeJSON(w, 401, map[string]any{"error": "invalid_token"})
+				return
+			}
+			rs.mu.Lock()
+			rs.proofs = append(rs.proofs, p)
+			want := rs.dpopNonce
+			if want == "loop" {
+				rs.nonceN++
+				want = fmt.Sprintf("rs-nonce-%d", rs.nonceN)
+			}
+			rs.mu.Unlock()
+			if want != "" && (p.Nonce != want || rs.dpopNonce == "loop") {
+				w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce"`)
+				w.Header().Set("DPoP-Nonce", want)
+				writeJSON(w, 401, map[string]any{"error": "use_dpop_nonce"})
+				return
+			}
+		} else if valid && scheme != "Bearer" {
+			valid = false
+		}
 		if !ok || !valid {
 			w.Header().Set("WWW-Authenticate", challenge+" "+strings.Join(params, ", "))
 			writeJSON(w, 401, map[string]any{"error": "invalid_token"})
@@ -320,4 +410,101 @@ func readBody(r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return b, err
+}
+
+// proofClaims are the claims of a DPoP proof, and the thumbprint of its
+// key.
+type proofClaims struct {
+	JTI   string `json:"jti"`
+	HTM   string `json:"htm"`
+	HTU   string `json:"htu"`
+	IAT   int64  `json:"iat"`
+	ATH   string `json:"ath"`
+	Nonce string `json:"nonce"`
+	jkt   string
+}
+
+// checkProof verifies a DPoP proof as a server does (RFC 9449 section
+// 4.3): typ, an ES256 signature by the jwk of its header, the method, the
+// URL, the time and, with an access token, its hash.
+func checkProof(proof, method, u, accessToken string) (proofClaims, error) {
+	var p proofClaims
+	if proof == "" {
+		return p, errors.New("no DPoP proof")
+	}
+	var header struct {
+		Typ string         `json:"typ"`
+		Alg string         `json:"alg"`
+		JWK map[string]any `json:"jwk"`
+	}
+	pub, err := verifyES256(proof, &header, &p, func() (*ecdsa.PublicKey, error) { return jwkKey(header.JWK) })
+	if err != nil {
+		return p, err
+	}
+	if header.Typ != "dpop+jwt" || header.Alg != "ES256" {
+		return p, fmt.Errorf("typ %q alg %q", header.Typ, header.Alg)
+	}
+	if _, private := header.JWK["d"]; private {
+		return p, errors.New("private key in the proof")
+	}
+	if p.HTM != method || p.HTU != u || p.JTI == "" {
+		return p, fmt.Errorf("htm %q htu %q", p.HTM, p.HTU)
+	}
+	if d := time.Now().Unix() - p.IAT; d > 60 || d < -60 {
+		return p, errors.New("iat out of range")
+	}
+	if accessToken != "" {
+		sum := sha256.Sum256([]byte(accessToken))
+		if p.ATH != base64.RawURLEncoding.EncodeToString(sum[:]) {
+			return p, errors.New("ath does not match")
+		}
+	}
+	thumb, _ := json.Marshal(map[string]any{"crv": header.JWK["crv"], "kty": header.JWK["kty"], "x": header.JWK["x"], "y": header.JWK["y"]})
+	sum := sha256.Sum256(thumb)
+	p.jkt = base64.RawURLEncoding.EncodeToString(sum[:])
+	_ = pub
+	return p, nil
+}
+
+// verifyES256 decodes a compact JWS into header and claims and checks its
+// ES256 signature with the key key returns (called after the header is
+// decoded).
+func verifyES256(jws string, header, claims any, key func() (*ecdsa.PublicKey, error)) (*ecdsa.PublicKey, error) {
+	parts := strings.Split(jws, ".")
+	if len(parts) != 3 {
+		return nil, errors.New("not a compact JWS")
+	}
+	hb, err1 := base64.RawURLEncoding.DecodeString(parts[0])
+	cb, err2 := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, err3 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(json.Unmarshal(hb, header), json.Unmarshal(cb, claims)); err != nil {
+		return nil, err
+	}
+	pub, err := key()
+	if err != nil {
+		return nil, err
+	}
+	if len(sig) != 64 {
+		return nil, fmt.Errorf("signature of %d bytes", len(sig))
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(pub, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return nil, errors.New("bad signature")
+	}
+	return pub, nil
+}
+
+func jwkKey(jwk map[string]any) (*ecdsa.PublicKey, error) {
+	if jwk["kty"] != "EC" || jwk["crv"] != "P-256" {
+		return nil, errors.New("not a P-256 key")
+	}
+	x, err1 := base64.RawURLEncoding.DecodeString(fmt.Sprint(jwk["x"]))
+	y, err2 := base64.RawURLEncoding.DecodeString(fmt.Sprint(jwk["y"]))
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}, nil
 }

@@ -55,6 +55,8 @@ func TestManagerSignsInToConfiguredServers(t *testing.T) {
 	_, err = m.CallTool(ctx, "mcp__issues__echo", map[string]any{"text": "again"})
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, made.Load(), "one Authorizer for the server's life")
+	require.Len(t, m.Status(), 1)
+	assert.Equal(t, "oauth: authorization code", m.Status()[0].Auth)
 	assert.EqualValues(t, 1, s.browser.n.Load(), "the token outlives the reconnection")
 }
 
@@ -94,4 +96,25 @@ func TestManagerNeedsAuthorizationUntilSignIn(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "in", res.Text())
 	assert.EqualValues(t, 1, s.browser.n.Load())
+}
+
+func TestOAuthEntryExpandsEveryString(t *testing.T) {
+	t.Setenv("KEYS", "/etc/keys")
+	t.Setenv("IDP", "https://idp.example.com")
+	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": {"m": {"type": "http", "url": "https://m.example.com/mcp",
+		"oauth": {"grant": "client_credentials", "clientId": "${CID:-machine}", "privateKeyFile": "${KEYS}/m.pem",
+		          "idpTokenEndpoint": "${IDP}/token", "scopes": ["${SCOPE:-read}"], "dpop": true}}}}`), "test.json")
+	require.NoError(t, err)
+	o := cfg.Servers["m"].OAuth
+	require.NotNil(t, o)
+	assert.Equal(t, "machine", o.ClientID)
+	assert.Equal(t, "/etc/keys/m.pem", o.PrivateKeyFile)
+	assert.Equal(t, "https://idp.example.com/token", o.IDPTokenEndpoint)
+	assert.Equal(t, []string{"read"}, o.Scopes)
+	assert.True(t, o.DPoP)
+
+	_, err = mcp.ParseConfig(strings.NewReader(`{"mcpServers": {"m": {"type": "http", "url": "https://m.example.com/mcp",
+		"oauth": {"clientSecret": "${UNSET_SECRET}"}}}}`), "test.json")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "oauth.clientSecret")
 }
