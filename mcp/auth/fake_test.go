@@ -60,9 +60,9 @@ type fakeAS struct {
 	deny            string                      // a scope never granted
 	override        map[string]http.HandlerFunc // by path, served instead
 	// grants serve other grant types: the scopes granted, or an error code.
-	grants map[string]func(form url.Values, h http.Header) ([]string, string)
-	dpop      bool   // advertise DPoP (ES256), require a proof at the token endpoint, bind tokens
-	dpopNonce string // a nonce the token endpoint requires; "loop" asks for a new one each time
+	grants    map[string]func(form url.Values, h http.Header) ([]string, string)
+	dpop      bool              // advertise DPoP (ES256), require a proof at the token endpoint, bind tokens
+	dpopNonce string            // a nonce the token endpoint requires; "loop" asks for a new one each time
 	jkts      map[string]string // access token -> the thumbprint of its key
 	proofs    []proofClaims     // the token endpoint's proofs
 
@@ -300,10 +300,10 @@ type fakeRS struct {
 	scopesSupported []string
 	challengeScope  string                       // scope in the 401 challenge
 	needs           func(method string) []string // scopes a method needs (403 otherwise)
-	dpopNonce       string                        // a nonce DPoP proofs must carry; "loop" a new one each time
+	dpopNonce       string                       // a nonce DPoP proofs must carry; "loop" a new one each time
 
-	proofs  []proofClaims // DPoP proofs seen
-	nonceN  int
+	proofs []proofClaims // DPoP proofs seen
+	nonceN int
 
 	mu         sync.Mutex
 	seenTokens []string
