@@ -12,10 +12,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
+	"github.com/mcplug/mcplug/internal/origin"
 )
 
 // httpConfig is what the HTTP transports share.
@@ -82,20 +82,8 @@ func (e *RedirectError) Error() string {
 	return fmt.Sprintf("mcp: refused a redirect from %s to another origin (%s)", e.From, e.To)
 }
 
-// originOf returns u's origin as scheme://host:port, with the default port
-// made explicit, so that "https://a" and "https://a:443" are one origin.
-func originOf(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		switch strings.ToLower(u.Scheme) {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
-}
+// originOf is u's origin (scheme, host and port).
+func originOf(u *url.URL) string { return origin.Of(u) }
 
 func (c *httpConfig) maxSize() int {
 	if c.maxMessageSize > 0 {

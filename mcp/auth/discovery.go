@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/mcplug/mcplug/internal/origin"
 )
 
 // maxMetadata bounds a metadata document or a token endpoint answer.
@@ -130,20 +132,8 @@ func covers(resource string, u *url.URL) bool {
 	return rp == "" || rp == up || strings.HasPrefix(up, rp+"/")
 }
 
-// originOf is u's scheme, host and port, lower-cased, with the default
-// port made explicit.
-func originOf(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		switch strings.ToLower(u.Scheme) {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
-}
+// originOf is u's origin (scheme, host and port).
+func originOf(u *url.URL) string { return origin.Of(u) }
 
 // discoverServer fetches the metadata of the authorization server issuer,
 // at the well-known URLs in the order the spec gives, and keeps the first
