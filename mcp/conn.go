@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -73,6 +74,19 @@ type Options struct {
 	// bytes; a larger request is answered with CodeInvalidParams and
 	// never reaches a handler. Zero means 4 MiB.
 	MaxServerRequestSize int
+
+	// Tasks. A tool call the server answers with a task is followed to its
+	// end (see CallTool); the client declares the tasks extension to a
+	// 2026-07-28 server, and to a 2025-11-25 server it offers to run
+	// sampling and elicitation requests as tasks when their handlers are
+	// set. DisableTasks turns all of it off. MaxTasks bounds the tasks
+	// followed at once (a call past it waits for its ctx) and the tasks
+	// run for the server (one past it is refused); zero means 16.
+	// TaskStatus, if set, receives the server's task status notifications,
+	// on the dispatcher goroutine.
+	DisableTasks bool
+	MaxTasks     int
+	TaskStatus   func(c *Connection, t *Task)
 }
 
 func (c *Connection) maxServerRequests() int {
@@ -91,11 +105,15 @@ func (c *Connection) maxServerRequestSize() int {
 
 // modernCapabilities returns what the options offer a modern server: the
 // same as capabilities, less what the modern revision removed (roots
-// list_changed).
+// list_changed, the tasks capability), with the tasks extension.
 func (o *Options) modernCapabilities() ClientCapabilities {
 	caps := o.capabilities()
 	if caps.Roots != nil {
 		caps.Roots = &ListChangedCapability{}
+	}
+	caps.Tasks = nil
+	if !o.DisableTasks {
+		caps.Extensions = map[string]json.RawMessage{ExtensionTasks: json.RawMessage(`{}`)}
 	}
 	return caps
 }
@@ -120,6 +138,16 @@ func (o *Options) capabilities() ClientCapabilities {
 	case o.ElicitURL != nil:
 		caps.Elicitation = json.RawMessage(`{"url":{}}`)
 	}
+	if !o.DisableTasks && (o.Sampling != nil || o.ElicitForm != nil || o.ElicitURL != nil) {
+		var requests []string
+		if o.Sampling != nil {
+			requests = append(requests, `"sampling":{"createMessage":{}}`)
+		}
+		if o.ElicitForm != nil || o.ElicitURL != nil {
+			requests = append(requests, `"elicitation":{"create":{}}`)
+		}
+		caps.Tasks = json.RawMessage(`{"list":{},"cancel":{},"requests":{` + strings.Join(requests, ",") + `}}`)
+	}
 	return caps
 }
 
@@ -143,6 +171,9 @@ type Connection struct {
 	paramHeaders sync.Map // tool name → []paramHeader, over Streamable HTTP
 	listen       listener
 	toolCache    toolCache
+	taskSupport  sync.Map  // tool name → execution.taskSupport, from the last listing
+	tasks        taskWatch // tasks followed
+	served       taskStore // tasks run for the server
 	rootsMu      sync.Mutex
 	roots        []Root
 

@@ -165,8 +165,13 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 		d.requestDone()
 		return
 	}
-	if req.Method != "sampling/createMessage" && req.Method != "elicitation/create" {
+	async := req.Method == "sampling/createMessage" || req.Method == "elicitation/create" || req.Method == "tasks/result"
+	if !async {
 		defer d.requestDone() // answered right here; async ones count down when they end
+	}
+	var asTask *taskRequest
+	if async && req.Method != "tasks/result" && !c.opts.DisableTasks && c.meta.Load() == nil {
+		asTask = taskMember(params(req))
 	}
 	switch req.Method {
 	case "ping":
@@ -183,14 +188,40 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 			d.requestDone()
 			return
 		}
-		d.async(req, func(ctx context.Context) (any, *Error) { return c.sample(ctx, params(req)) })
+		serve := func(ctx context.Context) (any, *Error) { return c.sample(ctx, params(req)) }
+		if asTask != nil {
+			d.serveAsTask(req, asTask, serve)
+			d.requestDone()
+			return
+		}
+		d.async(req, serve)
 	case "elicitation/create":
 		if c.opts.ElicitForm == nil && c.opts.ElicitURL == nil {
 			d.notFound(req)
 			d.requestDone()
 			return
 		}
-		d.async(req, func(ctx context.Context) (any, *Error) { return c.elicit(ctx, params(req)) })
+		serve := func(ctx context.Context) (any, *Error) { return c.elicit(ctx, params(req)) }
+		if asTask != nil {
+			d.serveAsTask(req, asTask, serve)
+			d.requestDone()
+			return
+		}
+		d.async(req, serve)
+	case "tasks/get", "tasks/list", "tasks/cancel":
+		if c.opts.DisableTasks {
+			d.notFound(req)
+			return
+		}
+		res, rpcErr := d.serveTaskRequest(c.life, req)
+		d.reply(req.ID, res, rpcErr)
+	case "tasks/result":
+		if c.opts.DisableTasks {
+			d.notFound(req)
+			d.requestDone()
+			return
+		}
+		d.async(req, func(ctx context.Context) (any, *Error) { return d.serveTaskRequest(ctx, req) })
 	default:
 		d.notFound(req)
 	}
@@ -255,6 +286,8 @@ func (d *dispatcher) notification(req *jsonrpc2.Request) {
 		} else {
 			c.logMessage(&m)
 		}
+	case "notifications/tasks/status", "notifications/tasks":
+		c.onTaskStatus(p)
 	case "notifications/tools/list_changed":
 		c.toolCache.invalidate()
 		if f := c.opts.ToolListChanged; f != nil {

@@ -138,7 +138,7 @@ func TestModernRequestMeta(t *testing.T) {
 		meta := metaOf(t, m.Params)
 		assert.JSONEq(t, `"2026-07-28"`, string(meta["io.modelcontextprotocol/protocolVersion"]), m.Method)
 		assert.JSONEq(t, `{"name":"tester","version":"9"}`, string(meta["io.modelcontextprotocol/clientInfo"]), m.Method)
-		assert.JSONEq(t, `{"roots":{}}`, string(meta["io.modelcontextprotocol/clientCapabilities"]), m.Method)
+		assert.JSONEq(t, `{"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`, string(meta["io.modelcontextprotocol/clientCapabilities"]), m.Method)
 		if m.Method == "tools/call" {
 			assert.Contains(t, meta, "progressToken", "the caller's _meta is kept beside the modern keys")
 			var p struct {

@@ -323,12 +323,13 @@ func TestCapabilitiesMatchHandlers(t *testing.T) {
 	}{
 		{"no handlers offer nothing", mcp.Options{}, `{}`},
 		{"roots", mcp.Options{Roots: []mcp.Root{}}, `{"roots":{"listChanged":true}}`},
-		{"sampling", mcp.Options{Sampling: sampling}, `{"sampling":{}}`},
-		{"sampling with tools", mcp.Options{Sampling: sampling, SamplingTools: true}, `{"sampling":{"tools":{}}}`},
-		{"form elicitation", mcp.Options{ElicitForm: elicit}, `{"elicitation":{"form":{}}}`},
-		{"url elicitation", mcp.Options{ElicitURL: elicit}, `{"elicitation":{"url":{}}}`},
+		{"sampling, also as a task", mcp.Options{Sampling: sampling}, `{"sampling":{},` + tasksFor(`"sampling":{"createMessage":{}}`) + `}`},
+		{"sampling with tools", mcp.Options{Sampling: sampling, SamplingTools: true}, `{"sampling":{"tools":{}},` + tasksFor(`"sampling":{"createMessage":{}}`) + `}`},
+		{"form elicitation", mcp.Options{ElicitForm: elicit}, `{"elicitation":{"form":{}},` + tasksFor(`"elicitation":{"create":{}}`) + `}`},
+		{"url elicitation", mcp.Options{ElicitURL: elicit}, `{"elicitation":{"url":{}},` + tasksFor(`"elicitation":{"create":{}}`) + `}`},
 		{"everything", mcp.Options{Roots: []mcp.Root{}, Sampling: sampling, ElicitForm: elicit, ElicitURL: elicit},
-			`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`},
+			`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}},` + tasksFor(`"sampling":{"createMessage":{}},"elicitation":{"create":{}}`) + `}`},
+		{"tasks disabled", mcp.Options{Sampling: sampling, DisableTasks: true}, `{"sampling":{}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -344,6 +345,12 @@ func TestCapabilitiesMatchHandlers(t *testing.T) {
 			assert.JSONEq(t, tt.want, string(p.Capabilities))
 		})
 	}
+}
+
+// tasksFor is the tasks capability of a client that runs requests as
+// tasks.
+func tasksFor(requests string) string {
+	return `"tasks":{"list":{},"cancel":{},"requests":{` + requests + `}}`
 }
 
 // ask makes the fake server send one request to the client during a tool

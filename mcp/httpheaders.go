@@ -196,6 +196,8 @@ func standardHeaders(method string, params []byte) http.Header {
 		key = "name"
 	case "resources/read":
 		key = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		key = "taskId" // routes the request to the server instance that holds the task
 	default:
 		return h
 	}

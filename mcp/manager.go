@@ -795,22 +795,46 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 // matching ErrUnknownTool. A tool that ran and failed is a result with
 // IsError set, as with Connection.CallTool.
 func (m *Manager) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
+	var res *CallToolResult
+	err := m.routeTool(ctx, name, func(ctx context.Context, conn *Connection, tool string) (err error) {
+		res, err = conn.CallTool(ctx, tool, args)
+		return err
+	})
+	return res, err
+}
+
+// StartToolTask starts the tool name (mcp__<server>__<tool>) as a task on
+// its server, as Connection.StartToolTask does; the Task's methods go to
+// that server. ToolTimeout bounds the start only: the task is followed
+// with Task.Wait, under the caller's ctx.
+func (m *Manager) StartToolTask(ctx context.Context, name string, args any) (*Task, error) {
+	var t *Task
+	err := m.routeTool(ctx, name, func(ctx context.Context, conn *Connection, tool string) (err error) {
+		t, err = conn.StartToolTask(ctx, tool, args)
+		return err
+	})
+	return t, err
+}
+
+// routeTool runs do with the connection and tool name of the exposed tool
+// name, connecting its server if needed; ToolTimeout bounds it.
+func (m *Manager) routeTool(ctx context.Context, name string, do func(ctx context.Context, conn *Connection, tool string) error) error {
 	m.mu.Lock()
 	closed, routes := m.closed, m.routes
 	m.mu.Unlock()
 	if closed {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	r, ok := routes[name]
 	if !ok { // not connected yet, or the table is stale
 		if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
-			return nil, err
+			return err
 		}
 		_, routes = m.table()
 		r, ok = routes[name]
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w %q (list the tools with Tools)", ErrUnknownTool, name)
+		return fmt.Errorf("%w %q (list the tools with Tools)", ErrUnknownTool, name)
 	}
 	if m.opts.ToolTimeout > 0 {
 		var cancel context.CancelFunc
@@ -819,13 +843,12 @@ func (m *Manager) CallTool(ctx context.Context, name string, args any) (*CallToo
 	}
 	conn, err := m.wait(ctx, r.server)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res, err := conn.CallTool(ctx, r.tool, args)
-	if err != nil {
-		return nil, wrap(fmt.Sprintf("server %q", r.server.name), err)
+	if err := do(ctx, conn, r.tool); err != nil {
+		return wrap(fmt.Sprintf("server %q", r.server.name), err)
 	}
-	return res, nil
+	return nil
 }
 
 // wait returns s's live connection, waiting while s is being connected or

@@ -248,6 +248,7 @@ type (
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Meta      json.RawMessage `json:"_meta,omitempty"`
+		Task      *taskRequest    `json:"task,omitempty"` // 2025-11-25: run as a task
 	}
 	cancelledParams struct {
 		RequestID uint64 `json:"requestId"`
@@ -262,4 +263,6 @@ type ClientCapabilities struct {
 	Roots        *ListChangedCapability     `json:"roots,omitempty"`
 	Sampling     json.RawMessage            `json:"sampling,omitempty"`
 	Elicitation  json.RawMessage            `json:"elicitation,omitempty"`
+	Tasks        json.RawMessage            `json:"tasks,omitempty"`      // 2025-11-25: requests the client runs as tasks
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"` // 2026-07-28: io.modelcontextprotocol/tasks
 }

@@ -85,6 +85,7 @@ func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
 		}
 		if t, ok := c.checkTool(raw); ok {
 			c.schemas.add([]Tool{t}, c.logger)
+			c.taskSupport.Store(t.Name, toolTaskSupport(&t))
 			tools = append(tools, t)
 		}
 	}
@@ -157,7 +158,18 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	raw, err := c.roundTrip(callCtx, "tools/call", callToolParams{Name: name, Arguments: arguments})
+	params := callToolParams{Name: name, Arguments: arguments}
+	var progress func(Progress) // for a task's status messages
+	if c.needsTask(ctx, name) {
+		params.Task = &taskRequest{}
+		if o := callOptionsFrom(ctx); o != nil {
+			progress = o.Progress
+		}
+		var stop func()
+		callCtx, stop = c.keepProgress(callCtx)
+		defer stop()
+	}
+	raw, err := c.roundTrip(callCtx, "tools/call", params)
 	if mirrored && err != nil && isCode(err, CodeHeaderMismatch) && ctx.Err() == nil {
 		// The server's idea of the tool's x-mcp-header parameters differs
 		// from the last listing: list the tools again and retry, once, as
@@ -167,11 +179,29 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 			if callCtx, err = c.toolHeaders(ctx, mirrored, name, arguments); err != nil {
 				return nil, err
 			}
-			raw, err = c.roundTrip(callCtx, "tools/call", callToolParams{Name: name, Arguments: arguments})
+			raw, err = c.roundTrip(callCtx, "tools/call", params)
 		}
 	}
 	if err != nil {
 		return nil, err
+	}
+	if params.Task != nil || (c.meta.Load() != nil && !c.opts.DisableTasks) {
+		// A task handle: asked for (2025-11-25), or the server's choice
+		// (2026-07-28).
+		t, isTask, err := c.taskHandle(raw)
+		if err != nil {
+			return nil, wrap("tools/call", err)
+		}
+		if isTask {
+			if progress == nil {
+				if o := callOptionsFrom(ctx); o != nil {
+					progress = o.Progress
+				}
+			}
+			if raw, err = c.followTask(ctx, t, progress); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := requireObject(raw); err != nil {
 		return nil, wrap("tools/call", err)

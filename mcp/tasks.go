@@ -1,0 +1,595 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
+)
+
+// Tasks: a server may answer a tools/call with a task handle and deliver
+// the result later. In 2025-11-25 (experimental) the client asks for a
+// task (a "task" member in the params) when the server offers
+// tasks.requests.tools.call and the tool's execution.taskSupport says so;
+// it polls tasks/get and fetches the result with tasks/result, which also
+// carries the server's requests for input. In 2026-07-28 the extension
+// io.modelcontextprotocol/tasks is declared in every request's
+// capabilities, the server decides (resultType "task"), and tasks/get
+// carries the result, the error, or the input requests, which the client
+// answers with tasks/update.
+
+// TaskStatus is the state of a task.
+type TaskStatus string
+
+// Task states. Completed, failed and cancelled are terminal.
+const (
+	TaskWorking       TaskStatus = "working"
+	TaskInputRequired TaskStatus = "input_required"
+	TaskCompleted     TaskStatus = "completed"
+	TaskFailed        TaskStatus = "failed"
+	TaskCancelled     TaskStatus = "cancelled"
+)
+
+// Terminal reports whether the task has ended.
+func (s TaskStatus) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+}
+
+// ExtensionTasks names the tasks extension of the 2026-07-28 revision.
+const ExtensionTasks = "io.modelcontextprotocol/tasks"
+
+// Bounds of task polling: the server's pollInterval is honoured within
+// them; without one, DefaultTaskPollInterval.
+const (
+	MinTaskPollInterval     = 100 * time.Millisecond
+	MaxTaskPollInterval     = 10 * time.Second
+	DefaultTaskPollInterval = 500 * time.Millisecond
+)
+
+// defaultMaxTasks bounds the tasks a Connection follows at once.
+const defaultMaxTasks = 16
+
+// ErrTaskCancelled is matched by the error of a task the server reports
+// cancelled.
+var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
+
+// Task is a task of the server's, as it last reported it. Its methods ask
+// the server again; a Task is not updated in place by notifications.
+type Task struct {
+	ID            string
+	Status        TaskStatus
+	StatusMessage string
+	CreatedAt     time.Time
+	LastUpdatedAt time.Time
+	// TTL is how long the server keeps the task after its creation; zero
+	// when unlimited or not said.
+	TTL time.Duration
+	// PollInterval is the server's suggested polling interval; zero when
+	// not said.
+	PollInterval time.Duration
+
+	// Result is the task's result once completed, when the server gave it
+	// with the status (2026-07-28; earlier revisions give it through
+	// Result); Err is its JSON-RPC error once failed.
+	Result json.RawMessage
+	Err    *Error
+
+	inputs map[string]inputRequest // 2026-07-28: what the task waits for
+	conn   *Connection
+}
+
+// wireTask is a task as both revisions write it (ttl and pollInterval,
+// or ttlMs and pollIntervalMs; the terminal payload inline or not).
+type wireTask struct {
+	TaskID         string                  `json:"taskId"`
+	Status         TaskStatus              `json:"status"`
+	StatusMessage  string                  `json:"statusMessage"`
+	CreatedAt      string                  `json:"createdAt"`
+	LastUpdatedAt  string                  `json:"lastUpdatedAt"`
+	TTL            *float64                `json:"ttl"`
+	TTLMs          *float64                `json:"ttlMs"`
+	PollInterval   *float64                `json:"pollInterval"`
+	PollIntervalMs *float64                `json:"pollIntervalMs"`
+	Result         json.RawMessage         `json:"result"`
+	Error          *wireError              `json:"error"`
+	InputRequests  map[string]inputRequest `json:"inputRequests"`
+}
+
+type wireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// maxTaskInputs bounds the input requests of one task status.
+const maxTaskInputs = 64
+
+func (c *Connection) newTask(w *wireTask) (*Task, error) {
+	if w.TaskID == "" || len(w.TaskID) > 1024 {
+		return nil, fmt.Errorf("%w: a task without a valid taskId", ErrBadResult)
+	}
+	switch w.Status {
+	case TaskWorking, TaskInputRequired, TaskCompleted, TaskFailed, TaskCancelled:
+	default:
+		return nil, fmt.Errorf("%w: task status %q", ErrBadResult, w.Status)
+	}
+	if len(w.InputRequests) > maxTaskInputs {
+		return nil, fmt.Errorf("%w: a task asks for %d inputs at once, more than %d", ErrBadResult, len(w.InputRequests), maxTaskInputs)
+	}
+	t := &Task{ID: w.TaskID, Status: w.Status, StatusMessage: w.StatusMessage, Result: w.Result, inputs: w.InputRequests, conn: c}
+	t.CreatedAt, _ = time.Parse(time.RFC3339, w.CreatedAt)
+	t.LastUpdatedAt, _ = time.Parse(time.RFC3339, w.LastUpdatedAt)
+	t.TTL = millis(w.TTLMs, w.TTL)
+	t.PollInterval = millis(w.PollIntervalMs, w.PollInterval)
+	if w.Error != nil {
+		t.Err = &Error{Code: w.Error.Code, Message: w.Error.Message, Data: w.Error.Data}
+	}
+	return t, nil
+}
+
+func millis(vs ...*float64) time.Duration {
+	for _, v := range vs {
+		if v != nil && *v > 0 && *v < float64(1<<53) {
+			return time.Duration(*v * float64(time.Millisecond))
+		}
+	}
+	return 0
+}
+
+// taskHandle reads a result that is a task handle instead of the method's
+// own result: resultType "task" (2026-07-28), or a "task" member and no
+// "content" (2025-11-25). ok is false for any other result.
+func (c *Connection) taskHandle(raw []byte) (t *Task, ok bool, err error) {
+	var modern, legacy, content bool
+	var inner []byte
+	ndjson.Members(raw, func(k, v []byte) bool {
+		switch string(k) {
+		case "resultType":
+			modern = string(v) == `"task"`
+		case "task":
+			legacy, inner = len(v) > 0 && v[0] == '{', v
+		case "content":
+			content = true
+		}
+		return true
+	})
+	switch {
+	case modern:
+		inner = raw
+	case legacy && !content:
+	default:
+		return nil, false, nil
+	}
+	var w wireTask
+	if err := json.Unmarshal(inner, &w); err != nil {
+		return nil, true, fmt.Errorf("%w: %v", ErrBadResult, err)
+	}
+	t, err = c.newTask(&w)
+	return t, true, err
+}
+
+// taskWatch wakes a task's follower when a status notification for it
+// arrives.
+type taskWatch struct {
+	mu      sync.Mutex
+	byID    map[string]chan *wireTask
+	slots   chan struct{} // one per task followed
+	maxOnce sync.Once
+}
+
+func (c *Connection) maxTasks() int {
+	if c.opts.MaxTasks > 0 {
+		return c.opts.MaxTasks
+	}
+	return defaultMaxTasks
+}
+
+func (w *taskWatch) init(max int) {
+	w.maxOnce.Do(func() { w.slots = make(chan struct{}, max) })
+}
+
+// follow registers a follower of task id; the channel gets the latest
+// notified status (older ones are dropped: a flood costs nothing).
+func (w *taskWatch) follow(id string) chan *wireTask {
+	ch := make(chan *wireTask, 1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.byID == nil {
+		w.byID = map[string]chan *wireTask{}
+	}
+	w.byID[id] = ch
+	return ch
+}
+
+func (w *taskWatch) unfollow(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.byID, id)
+}
+
+func (w *taskWatch) notify(t *wireTask) {
+	w.mu.Lock()
+	ch := w.byID[t.TaskID]
+	w.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch: // drop the older one
+	default:
+	}
+	select {
+	case ch <- t:
+	default:
+	}
+}
+
+// onTaskStatus serves notifications/tasks/status (2025-11-25) and
+// notifications/tasks (2026-07-28).
+func (c *Connection) onTaskStatus(params json.RawMessage) {
+	var w wireTask
+	if json.Unmarshal(params, &w) != nil {
+		return
+	}
+	t, err := c.newTask(&w)
+	if err != nil {
+		return
+	}
+	c.tasks.notify(&w)
+	if f := c.opts.TaskStatus; f != nil {
+		f(c, t)
+	}
+}
+
+// pollInterval is how long to wait before asking about t again.
+func (t *Task) pollInterval() time.Duration {
+	d := t.PollInterval
+	if d == 0 {
+		d = DefaultTaskPollInterval
+	}
+	return min(max(d, MinTaskPollInterval), MaxTaskPollInterval)
+}
+
+// followTask follows the task t of a tools/call to its end and returns the
+// call's raw result. Status messages go to the call's progress callback;
+// input the task asks for is answered with the Options handlers. When ctx
+// ends first, the task is cancelled on the server.
+func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Progress)) ([]byte, error) {
+	c.tasks.init(c.maxTasks())
+	select {
+	case c.tasks.slots <- struct{}{}:
+	case <-ctx.Done():
+		c.cancelTaskQuietly(t.ID)
+		return nil, ctx.Err()
+	}
+	defer func() { <-c.tasks.slots }()
+	notified := c.tasks.follow(t.ID)
+	defer c.tasks.unfollow(t.ID)
+	answered := map[string]bool{}
+	lastMessage := ""
+	for {
+		if progress != nil && t.StatusMessage != "" && t.StatusMessage != lastMessage {
+			lastMessage = t.StatusMessage
+			progress(Progress{Message: t.StatusMessage})
+		}
+		if t.Status.Terminal() || (t.Status == TaskInputRequired && !c.Modern()) {
+			raw, err := t.result(ctx)
+			if err != nil && ctx.Err() != nil {
+				c.cancelTaskQuietly(t.ID)
+			}
+			return raw, err
+		}
+		if t.Status == TaskInputRequired {
+			if err := t.answer(ctx, answered); err != nil {
+				if ctx.Err() != nil {
+					c.cancelTaskQuietly(t.ID)
+				}
+				return nil, err
+			}
+		}
+		timer := time.NewTimer(t.pollInterval())
+		select {
+		case <-timer.C:
+			next, err := c.GetTask(ctx, t.ID)
+			if err != nil {
+				if ctx.Err() != nil {
+					c.cancelTaskQuietly(t.ID)
+				}
+				return nil, err
+			}
+			t = next
+		case w := <-notified:
+			timer.Stop()
+			if next, err := c.newTask(w); err == nil {
+				t = next
+			}
+		case <-ctx.Done():
+			timer.Stop()
+			c.cancelTaskQuietly(t.ID)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// cancelTaskQuietly asks the server to cancel a task the caller gave up
+// on, bounded by a second, ignoring the answer.
+func (c *Connection) cancelTaskQuietly(id string) {
+	ctx, cancel := context.WithTimeout(c.life, time.Second)
+	defer cancel()
+	if err := c.CancelTask(ctx, id); err != nil {
+		c.logger.Debug("mcp: could not cancel an abandoned task", "task", id, "err", err)
+	}
+}
+
+// GetTask asks the server for the task's status (tasks/get).
+func (c *Connection) GetTask(ctx context.Context, id string) (*Task, error) {
+	raw, err := c.roundTrip(ctx, "tasks/get", taskParams{TaskID: id})
+	if err != nil {
+		return nil, err
+	}
+	var w wireTask
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, wrap("tasks/get", &badResult{err})
+	}
+	t, err := c.newTask(&w)
+	if err != nil {
+		return nil, wrap("tasks/get", err)
+	}
+	return t, nil
+}
+
+// CancelTask asks the server to cancel the task (tasks/cancel). The
+// server may still finish it; cancellation is a request.
+func (c *Connection) CancelTask(ctx context.Context, id string) error {
+	return c.callObject(ctx, "tasks/cancel", taskParams{TaskID: id}, nil)
+}
+
+// ListTasksResult is a page of tasks/list.
+type ListTasksResult struct {
+	Tasks      []*Task
+	NextCursor string
+}
+
+// ListTasks fetches a page of the server's tasks (tasks/list, 2025-11-25
+// servers that offer tasks.list; the 2026-07-28 extension has no list).
+func (c *Connection) ListTasks(ctx context.Context, params *ListParams) (*ListTasksResult, error) {
+	if c.Modern() {
+		return nil, fmt.Errorf("mcp: tasks/list: the tasks extension of %s has no task list", c.InitializeResult().ProtocolVersion)
+	}
+	var res struct {
+		Tasks      []wireTask `json:"tasks"`
+		NextCursor string     `json:"nextCursor"`
+	}
+	if err := c.callObject(ctx, "tasks/list", params, &res); err != nil {
+		return nil, err
+	}
+	out := &ListTasksResult{NextCursor: res.NextCursor}
+	for i := range res.Tasks {
+		t, err := c.newTask(&res.Tasks[i])
+		if err != nil {
+			return nil, wrap("tasks/list", err)
+		}
+		out.Tasks = append(out.Tasks, t)
+	}
+	return out, nil
+}
+
+// UpdateTask gives a 2026-07-28 task the input it asked for (tasks/update):
+// responses by the keys of its input requests.
+func (c *Connection) UpdateTask(ctx context.Context, id string, responses map[string]any) error {
+	return c.callObject(ctx, "tasks/update", taskUpdateParams{TaskID: id, InputResponses: responses}, nil)
+}
+
+// StartToolTask calls a tool as a task and returns the task without
+// waiting for it: on a 2025-11-25 server the call asks for a task (the
+// server must offer tasks for tool calls); a 2026-07-28 server decides,
+// and a tool it answers at once gives a Task already completed, with no
+// ID. Use Task.Wait for the result.
+func (c *Connection) StartToolTask(ctx context.Context, name string, args any) (*Task, error) {
+	arguments, err := encodeArguments(nil, args)
+	if err != nil {
+		return nil, err
+	}
+	p := callToolParams{Name: name, Arguments: arguments}
+	if !c.Modern() {
+		if !c.serverToolTasks() {
+			return nil, fmt.Errorf("mcp: tools/call %s: the server offers no tasks for tool calls", name)
+		}
+		p.Task = &taskRequest{}
+	}
+	raw, err := c.roundTrip(ctx, "tools/call", p)
+	if err != nil {
+		return nil, err
+	}
+	t, ok, err := c.taskHandle(raw)
+	if err != nil {
+		return nil, wrap("tools/call", err)
+	}
+	if !ok {
+		return &Task{Status: TaskCompleted, Result: raw, conn: c}, nil
+	}
+	return t, nil
+}
+
+// Wait follows the task to its end, as CallTool does (polling within the
+// server's interval, answering its input requests, reporting status
+// messages to the ctx's progress callback), and returns its result. When
+// ctx ends first, the task is cancelled on the server.
+func (t *Task) Wait(ctx context.Context) (*CallToolResult, error) {
+	if t.ID == "" {
+		return decodeToolResult(t.Result)
+	}
+	var progress func(Progress)
+	if o := callOptionsFrom(ctx); o != nil {
+		progress = o.Progress
+	}
+	raw, err := t.conn.followTask(ctx, t, progress)
+	if err != nil {
+		return nil, err
+	}
+	return decodeToolResult(raw)
+}
+
+// keepProgress returns ctx whose call options carry a progress token that
+// the Connection keeps until stop is called: a 2025-11-25 task reports
+// progress with the token of the call that made it, after that call has
+// returned.
+func (c *Connection) keepProgress(ctx context.Context) (context.Context, func()) {
+	o := callOptionsFrom(ctx)
+	if o == nil || o.Progress == nil {
+		return ctx, func() {}
+	}
+	tok := c.progress.add(&progressWatch{fn: o.Progress})
+	kept := *o
+	kept.Progress, kept.ResetOnProgress = nil, false
+	kept.Meta = maps.Clone(o.Meta)
+	if kept.Meta == nil {
+		kept.Meta = map[string]any{}
+	}
+	kept.Meta["progressToken"] = tok
+	return WithCallOptions(ctx, kept), func() { c.progress.remove(tok) }
+}
+
+// result fetches the raw result of a task: inline when the server gave it
+// (2026-07-28), else with tasks/result, which waits for the task to end
+// and carries the server's requests for input meanwhile.
+func (t *Task) result(ctx context.Context) ([]byte, error) {
+	c := t.conn
+	if c.Modern() {
+		switch t.Status {
+		case TaskCompleted:
+			if len(t.Result) == 0 {
+				return nil, wrap("tasks/get", fmt.Errorf("%w: a completed task without a result", ErrBadResult))
+			}
+			return t.Result, nil
+		case TaskFailed:
+			if t.Err == nil {
+				return nil, wrap("tasks/get", fmt.Errorf("%w: a failed task without an error", ErrBadResult))
+			}
+			return nil, t.Err
+		default:
+			return nil, fmt.Errorf("mcp: task %s: %w", t.ID, ErrTaskCancelled)
+		}
+	}
+	raw, err := c.roundTrip(ctx, "tasks/result", taskParams{TaskID: t.ID})
+	if err != nil {
+		return nil, err
+	}
+	if t.Status == TaskCancelled && len(raw) == 0 {
+		return nil, fmt.Errorf("mcp: task %s: %w", t.ID, ErrTaskCancelled)
+	}
+	return raw, nil
+}
+
+// answer serves the input requests of a 2026-07-28 task not answered yet,
+// with the same handlers as any server request, and sends the answers
+// with tasks/update.
+func (t *Task) answer(ctx context.Context, answered map[string]bool) error {
+	c := t.conn
+	pending := map[string]inputRequest{}
+	for k, r := range t.inputs {
+		if !answered[k] {
+			pending[k] = r
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	responses, err := c.answerInputs(ctx, pending)
+	if err != nil {
+		return wrap("tasks/update", err)
+	}
+	if err := c.UpdateTask(ctx, t.ID, responses); err != nil {
+		return err
+	}
+	for k := range pending {
+		answered[k] = true
+	}
+	if len(answered) > 4*maxTaskInputs {
+		return wrap("tasks/update", fmt.Errorf("the task kept asking for input (%d answers)", len(answered)))
+	}
+	return nil
+}
+
+// decodeToolResult decodes and checks a raw CallToolResult.
+func decodeToolResult(raw []byte) (*CallToolResult, error) {
+	if err := requireObject(raw); err != nil {
+		return nil, wrap("tools/call", err)
+	}
+	res, err := decodeCallToolResult(raw)
+	if err != nil {
+		return nil, wrap("tools/call", err)
+	}
+	if err := checkContent(res.Content); err != nil {
+		return nil, wrap("tools/call", err)
+	}
+	return res, nil
+}
+
+// serverToolTasks reports whether a 2025-11-25 server offers task-augmented
+// tool calls (tasks.requests.tools.call).
+func (c *Connection) serverToolTasks() bool {
+	raw := c.InitializeResult().Capabilities.Tasks
+	if len(raw) == 0 {
+		return false
+	}
+	var caps struct {
+		Requests struct {
+			Tools struct {
+				Call json.RawMessage `json:"call"`
+			} `json:"tools"`
+		} `json:"requests"`
+	}
+	return json.Unmarshal(raw, &caps) == nil && caps.Requests.Tools.Call != nil
+}
+
+// toolTaskSupport is a tool's execution.taskSupport as last listed: "",
+// "forbidden", "optional" or "required".
+func toolTaskSupport(t *Tool) string {
+	if len(t.Execution) == 0 {
+		return ""
+	}
+	var e struct {
+		TaskSupport string `json:"taskSupport"`
+	}
+	json.Unmarshal(t.Execution, &e)
+	return strings.ToLower(e.TaskSupport)
+}
+
+// needsTask reports whether a call to the tool name must ask a 2025-11-25
+// server for a task: the server offers tasks for tool calls and the tool
+// requires one. The tool's listing is fetched when the Connection has
+// none.
+func (c *Connection) needsTask(ctx context.Context, name string) bool {
+	if c.Modern() || c.opts.DisableTasks || !c.serverToolTasks() {
+		return false
+	}
+	if v, ok := c.taskSupport.Load(name); ok {
+		return v == "required"
+	}
+	if _, err := c.Tools(ctx); err != nil {
+		return false
+	}
+	v, _ := c.taskSupport.Load(name)
+	return v == "required"
+}
+
+// Wire shapes of the task requests.
+type (
+	taskRequest struct {
+		TTL *int64 `json:"ttl,omitempty"`
+	}
+	taskParams struct {
+		TaskID string `json:"taskId"`
+	}
+	taskUpdateParams struct {
+		TaskID         string         `json:"taskId"`
+		InputResponses map[string]any `json:"inputResponses"`
+	}
+)
