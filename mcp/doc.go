@@ -29,6 +29,13 @@
 // list named mcp__<server>__<tool>; it owns their connections and brings a
 // lost server back with bounded backoff until it is closed.
 //
+// A tool call that the server answers with a task (2025-11-25 tasks/*, or
+// the 2026-07-28 tasks extension) is followed to its end by CallTool;
+// [Connection.StartToolTask] and [Task] give the task to the program. A
+// remote server behind OAuth takes an [Authorizer] in the Auth field of its
+// transport: package github.com/mcplug/mcplug/mcp/auth is one. Package
+// github.com/mcplug/mcplug/mcp/mcptest is a fake server for tests.
+//
 // # Lifecycle
 //
 // The ctx given to Connect bounds the handshake only, like
