@@ -549,6 +549,10 @@ func (c *Connection) serverToolTasks() bool {
 	return json.Unmarshal(raw, &caps) == nil && caps.Requests.Tools.Call != nil
 }
 
+// TaskSupport is the tool's execution.taskSupport (2025-11-25): "" when
+// absent, else "forbidden", "optional" or "required".
+func (t *Tool) TaskSupport() string { return toolTaskSupport(t) }
+
 // toolTaskSupport is a tool's execution.taskSupport as last listed: "",
 // "forbidden", "optional" or "required".
 func toolTaskSupport(t *Tool) string {

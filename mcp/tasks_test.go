@@ -365,6 +365,10 @@ func TestExplicitTaskAPI(t *testing.T) {
 			assert.Equal(t, time.Minute, task.TTL)
 			assert.Equal(t, 2026, task.CreatedAt.Year())
 
+			tools, err := c.Tools(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "required", tools[0].TaskSupport())
+
 			got, err := c.GetTask(ctx, "t1")
 			require.NoError(t, err)
 			assert.Equal(t, mcp.TaskWorking, got.Status)
