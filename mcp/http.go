@@ -38,8 +38,11 @@ import (
 type StreamableHTTPTransport struct {
 	URL string
 
-	// Client makes the requests; nil means http.DefaultClient. Give it no
-	// overall Timeout: SSE streams stay open.
+	// Client makes the requests; nil means a client shared by the
+	// transports, with http.DefaultTransport's settings but up to 256 idle
+	// connections per host, so that concurrent calls reuse connections. A
+	// Client given is used as it is. Give it no overall Timeout: SSE
+	// streams stay open.
 	Client *http.Client
 	// Headers are sent with every request; HeaderFunc, if set, adds headers
 	// to each (a fresh token, say).
@@ -185,9 +188,14 @@ func (s *httpStream) WriteObject(obj any) error {
 	if s.life.Err() != nil {
 		return ErrClosed
 	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return err
+	var b []byte
+	if raw, ok := obj.(json.RawMessage); ok {
+		b = bytes.Clone(raw) // encoded by the Connection already; kept past this call
+	} else {
+		var err error
+		if b, err = json.Marshal(obj); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	legacy := s.legacy

@@ -28,12 +28,22 @@ type httpConfig struct {
 	maxMessageSize int
 }
 
-// newHTTPConfig fills in the defaults (http.DefaultClient, slog.Default()),
+// defaultHTTPClient is the HTTP transports' client when they are given
+// none: http.DefaultClient's settings, but keeping enough idle connections
+// per host for concurrent calls to reuse them (the default keeps two, so
+// that 64 goroutines calling one server dial for most of their calls).
+var defaultHTTPClient = &http.Client{Transport: func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 256
+	return t
+}()}
+
+// newHTTPConfig fills in the defaults (defaultHTTPClient, slog.Default()),
 // sends the client's requests through auth when it is set, and makes the
 // client follow redirects only within rawURL's origin.
 func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) *httpConfig {
 	if client == nil {
-		client = http.DefaultClient
+		client = defaultHTTPClient
 	}
 	if auth != nil {
 		client = withAuthorizer(client, auth)

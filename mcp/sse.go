@@ -141,7 +141,12 @@ type sseEvent struct {
 // but their id and retry are reported through fn too). It returns at the
 // end of the stream or when fn returns false.
 func readSSE(r io.Reader, max int, fn func(ev sseEvent) bool) error {
-	br := bufio.NewReaderSize(r, 32<<10)
+	br := sseReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		sseReaders.Put(br)
+	}()
 	var ev sseEvent
 	var data bytes.Buffer
 	hasData := false
@@ -200,6 +205,11 @@ func readSSE(r io.Reader, max int, fn func(ev sseEvent) bool) error {
 	}
 }
 
+// sseReaders are the buffered readers of SSE streams: small, since a line
+// longer than the buffer is gathered apart, and reused from one answer to
+// the next.
+var sseReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
+
 // SSETransport connects to a server that speaks the legacy HTTP+SSE
 // transport of protocol revision 2024-11-05: it GETs the SSE endpoint,
 // waits for the "endpoint" event, POSTs messages there (same origin only)
@@ -207,7 +217,7 @@ func readSSE(r io.Reader, max int, fn func(ev sseEvent) bool) error {
 // the wait for the endpoint only.
 type SSETransport struct {
 	URL        string
-	Client     *http.Client // nil means http.DefaultClient
+	Client     *http.Client // nil means the shared client (see StreamableHTTPTransport.Client)
 	Headers    http.Header  // sent with every request
 	HeaderFunc func(ctx context.Context) (http.Header, error)
 	Auth       Authorizer // as StreamableHTTPTransport.Auth

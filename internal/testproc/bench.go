@@ -2,8 +2,10 @@ package testproc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"sync"
@@ -32,18 +34,8 @@ func BenchServe(r io.Reader, w io.Writer) error {
 			line = long
 		}
 		if len(line) > 1 {
-			if id, method, name, size, version, ok := scanRequest(line); ok {
-				out = append(out[:0], `{"jsonrpc":"2.0","id":`...)
-				out = append(out, id...)
-				out = append(out, `,"result":`...)
-				if method == "initialize" && version != "" {
-					out = append(out, `{"protocolVersion":`...)
-					out = strconv.AppendQuote(out, version)
-					out = append(out, benchInit[len(`{"protocolVersion":"2025-11-25"`):]...)
-				} else {
-					out = append(out, benchResult(method, name, size)...)
-				}
-				out = append(out, "}\n"...)
+			var ok bool
+			if out, ok = BenchAnswer(out[:0], line); ok {
 				if _, werr := bw.Write(out); werr != nil {
 					return werr
 				}
@@ -62,6 +54,59 @@ func BenchServe(r io.Reader, w io.Writer) error {
 			return err
 		}
 	}
+}
+
+// BenchAnswer appends to dst the answer of the bench server to the
+// request line, with a newline; ok is false for anything but a request.
+func BenchAnswer(dst, line []byte) (out []byte, ok bool) {
+	id, method, name, size, version, ok := scanRequest(line)
+	if !ok {
+		return dst, false
+	}
+	out = append(dst, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	if method == "initialize" && version != "" {
+		out = append(out, `{"protocolVersion":`...)
+		out = strconv.AppendQuote(out, version)
+		out = append(out, benchInit[len(`{"protocolVersion":"2025-11-25"`):]...)
+	} else {
+		out = append(out, benchResult(method, name, size)...)
+	}
+	return append(out, "}\n"...), true
+}
+
+// BenchHTTP is the bench server over Streamable HTTP: each POST's answer
+// as JSON, or with sse as a one-event SSE stream; 202 for notifications.
+// It keeps no session.
+func BenchHTTP(sse bool) http.Handler {
+	pool := sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		bp := pool.Get().(*[]byte)
+		defer pool.Put(bp)
+		body := bytes.NewBuffer((*bp)[:0])
+		body.ReadFrom(r.Body)
+		answer, ok := BenchAnswer(body.Bytes()[body.Len():], body.Bytes())
+		*bp = body.Bytes()[:0]
+		if !ok {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		if !sse {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+			w.Write(answer)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte("data: "))
+		w.Write(answer[:len(answer)-1])
+		w.Write([]byte("\n\n"))
+	})
 }
 
 const (
