@@ -153,7 +153,7 @@ func (s *connStream) backgroundNext() ([]byte, error) {
 			// call goes on reading.
 			wait = s.idle
 			if s.reader == s.lastSeen {
-				wait = min(2*s.bgWait, maxBackoff)
+				wait = min(max(2*s.bgWait, s.idle), maxBackoff) // never 0, which would wait for a wake-up
 			}
 			s.lastSeen, s.bgWait = s.reader, wait
 		}
