@@ -93,6 +93,13 @@ type lineIO interface {
 	detach() bool
 }
 
+// rawReader is a Stream that holds whole messages, each its own slice (the
+// HTTP transports' inbox): they are handed over as they are, not decoded
+// into a json.RawMessage first.
+type rawReader interface {
+	readRaw() ([]byte, error)
+}
+
 func newConnStream(s Stream, c *Connection) *connStream {
 	cs := &connStream{
 		Stream:    s,
@@ -204,6 +211,9 @@ func (s *connStream) wakeBackground() {
 func (s *connStream) next() ([]byte, error) {
 	if s.lines != nil {
 		return s.lines.readLine()
+	}
+	if rr, ok := s.Stream.(rawReader); ok {
+		return rr.readRaw()
 	}
 	var raw json.RawMessage
 	if err := s.Stream.ReadObject(&raw); err != nil {

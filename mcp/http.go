@@ -182,6 +182,8 @@ func (s *httpStream) writeWithHeaders(b []byte, h http.Header) error {
 
 func (s *httpStream) ReadObject(v any) error { return s.in.readObject(v) }
 
+func (s *httpStream) readRaw() ([]byte, error) { return s.in.take() }
+
 // WriteObject POSTs the message in the background: its answer, or the
 // error standing for it, arrives through ReadObject.
 func (s *httpStream) WriteObject(obj any) error {

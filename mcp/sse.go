@@ -348,6 +348,8 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*s
 
 func (s *sseStream) ReadObject(v any) error { return s.in.readObject(v) }
 
+func (s *sseStream) readRaw() ([]byte, error) { return s.in.take() }
+
 // WriteObject queues the message for the endpoint; answers come on the
 // stream. One goroutine POSTs the queue in order, so a request never
 // overtakes notifications/initialized written before it.
