@@ -41,17 +41,18 @@ type client interface {
 }
 
 type sdk struct {
-	name    string
-	connect func(ctx context.Context, exe string) (client, error)
+	name        string
+	connect     func(ctx context.Context, exe string) (client, error)
+	connectHTTP func(ctx context.Context, url string) (client, error)
 }
 
 // sdks are the clients measured; the first is the floor, the second
 // mcplug.
 var sdks = []sdk{
-	{"floor", connectFloor},
-	{"mcplug", connectMcplug},
-	{"go-sdk", connectGoSDK},
-	{"mcp-go", connectMcpGo},
+	{"floor", connectFloor, connectHTTPFloor},
+	{"mcplug", connectMcplug, connectMcplugHTTP},
+	{"go-sdk", connectGoSDK, connectGoSDKHTTP},
+	{"mcp-go", connectMcpGo, connectMcpGoHTTP},
 }
 
 type scenario struct {
@@ -62,6 +63,9 @@ type scenario struct {
 	size    int
 	// noFloor skips the floor client, which serves one goroutine only.
 	noFloor bool
+	// http, when set, runs the scenario over Streamable HTTP with "json"
+	// or "sse" answers instead of over stdio.
+	http string
 }
 
 func scenarios() []scenario {
@@ -81,28 +85,35 @@ func scenarios() []scenario {
 			}
 		}
 	}
-	return []scenario{
-		{name: "sequential call", run: func(b *testing.B, c client) {
-			for b.Loop() {
+	sequential := func(b *testing.B, c client) {
+		for b.Loop() {
+			if _, err := c.call(context.Background(), "echo", echo); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	parallel := func(b *testing.B, c client) {
+		b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
 				if _, err := c.call(context.Background(), "echo", echo); err != nil {
-					b.Fatal(err)
+					b.Error(err)
+					return
 				}
 			}
-		}},
-		{name: "64 goroutines", noFloor: true, run: func(b *testing.B, c client) {
-			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if _, err := c.call(context.Background(), "echo", echo); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		}},
+		})
+	}
+	return []scenario{
+		{name: "sequential call", run: sequential},
+		{name: "64 goroutines", noFloor: true, run: parallel},
 		{name: "1 MiB result", run: big(1 << 20), size: 1 << 20},
 		{name: "16 MiB result", run: big(16 << 20), size: 16 << 20},
 		{name: "connect", connect: true},
+		{name: "HTTP sequential call, JSON answers", http: "json", run: sequential},
+		{name: "HTTP sequential call, SSE answers", http: "sse", run: sequential},
+		{name: "HTTP 64 goroutines, JSON answers", http: "json", noFloor: true, run: parallel},
+		{name: "HTTP 1 MiB result, JSON", http: "json", run: big(1 << 20), size: 1 << 20},
+		{name: "HTTP connect (initialize, initialized, tools/list)", http: "json", connect: true},
 	}
 }
 
@@ -114,6 +125,13 @@ type measurement struct {
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
 		if err := testproc.BenchServe(os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 2 && os.Args[1] == "serve-http" {
+		if err := serveHTTP(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		return
@@ -183,11 +201,20 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 		}
 	}()
 	ctx := context.Background()
+	connect, target := s.connect, exe
+	if sc.http != "" {
+		srv, err := startHTTPServer(exe, sc.http)
+		if err != nil {
+			return measurement{err: err}
+		}
+		defer srv.stop()
+		connect, target = s.connectHTTP, srv.url
+	}
 	if sc.connect {
 		res := testing.Benchmark(func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				c, err := s.connect(ctx, exe)
+				c, err := connect(ctx, target)
 				if err != nil {
 					m.err = err
 					b.SkipNow()
@@ -200,7 +227,7 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 		})
 		return result(res, m.err)
 	}
-	c, err := s.connect(ctx, exe)
+	c, err := connect(ctx, target)
 	if err != nil {
 		return measurement{err: err}
 	}
