@@ -276,21 +276,38 @@ const (
 )
 
 func (s *valueScan) feed(b []byte) int {
-	for _, ch := range b {
+	quote := -1 // the next quote in b, once looked for in a string
+	for i := 0; i < len(b); i++ {
+		ch := b[i]
 		switch {
 		case s.closed:
 			if ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' {
 				return scanBad
 			}
 		case s.inString:
-			switch {
-			case s.escaped:
+			// Cross a long text with IndexByte, not byte by byte: find the
+			// string's next quote once, then each backslash before it.
+			if s.escaped {
 				s.escaped = false
-			case ch == '\\':
-				s.escaped = true
-			case ch == '"':
-				s.inString = false
+				continue
 			}
+			if quote < i {
+				if quote = bytes.IndexByte(b[i:], '"'); quote >= 0 {
+					quote += i
+				} else {
+					quote = len(b)
+				}
+			}
+			if k := bytes.IndexByte(b[i:quote], '\\'); k >= 0 {
+				i += k
+				s.escaped = true
+				continue
+			}
+			if quote == len(b) {
+				return scanOpen // the string goes on past this piece
+			}
+			i = quote
+			s.inString = false
 		case ch == '"':
 			if !s.started {
 				return scanBad
