@@ -546,17 +546,19 @@ func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, n int, last 
 		if len(ev.data) == 0 {
 			return true
 		}
-		if _, ok := ndjson.ScanTop(ev.data); !ok {
+		top, ok := ndjson.ScanTop(ev.data)
+		if !ok {
 			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
 			return true
 		}
 		n++
+		// Decide before delivering: the message belongs to its reader
+		// from then on (a result is decoded in place).
+		ours := id != nil && top.IsResponse() && bytes.Equal(top.ID, id)
 		s.deliver(ev.data)
-		if id != nil {
-			if top, ok := ndjson.ScanTop(ev.data); ok && top.IsResponse() && bytes.Equal(top.ID, id) {
-				done = true
-				return false // the response is in: this stream has served its purpose
-			}
+		if ours {
+			done = true
+			return false // the response is in: this stream has served its purpose
 		}
 		return true
 	})

@@ -1,18 +1,22 @@
 package mcp_test
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
 // countingServer serves h and counts the TCP connections opened to it.
@@ -49,4 +53,25 @@ func TestHTTPConnectionsAreReused(t *testing.T) {
 		t.Logf("%d connections for 3,200 calls", conns.Load())
 		assert.LessOrEqual(t, conns.Load(), int64(2*64), "about one connection per goroutine, not one per call")
 	})
+}
+
+func TestSSEAnswerBelongsToItsCaller(t *testing.T) {
+	// The stream looks at an answer only before handing it over: the
+	// caller decodes it in place (under -race, a look after would race).
+	noLeaks(t)
+	srv := &mcptest.Server{}
+	srv.AddTool(mcp.Tool{Name: "escaped"}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
+		req.Session.Notify("notifications/message", map[string]any{"level": "info", "data": "first"}) // makes the answer an SSE stream
+		return mcptest.TextResult(strings.Repeat("line\n\"quoted\"\t", 200)), nil
+	})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	c := connect(t, &mcp.StreamableHTTPTransport{URL: ts.URL, Client: client, Logger: quiet})
+	for range 20 {
+		res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "escaped", nil)
+		require.NoError(t, err)
+		assert.Equal(t, strings.Repeat("line\n\"quoted\"\t", 200), res.Text())
+	}
 }
