@@ -2,8 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -15,16 +13,7 @@ import (
 // benchHTTPServer serves testproc.BenchHTTP and counts the TCP
 // connections clients open to it.
 func benchHTTPServer(b *testing.B, sse bool) (*httptest.Server, *atomic.Int64) {
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(testproc.BenchHTTP(sse))
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	b.Cleanup(srv.Close)
-	return srv, &conns
+	return countingServer(b, testproc.BenchHTTP(sse))
 }
 
 var httpAnswers = []struct {

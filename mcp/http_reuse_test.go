@@ -20,7 +20,7 @@ import (
 )
 
 // countingServer serves h and counts the TCP connections opened to it.
-func countingServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic.Int64) {
+func countingServer(t testing.TB, h http.Handler) (*httptest.Server, *atomic.Int64) {
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {

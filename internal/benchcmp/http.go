@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcplug/mcplug/internal/testproc"
@@ -179,12 +178,5 @@ func connectMcpGoHTTP(ctx context.Context, url string) (client, error) {
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
-	req := mcpgo.InitializeRequest{}
-	req.Params.ProtocolVersion = protocol
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "benchcmp", Version: "1.0.0"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return &mcpGoClient{c}, nil
+	return initializeMcpGo(ctx, c)
 }

@@ -392,6 +392,12 @@ func connectMcpGo(ctx context.Context, exe string) (client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return initializeMcpGo(ctx, c)
+}
+
+// initializeMcpGo runs mcp-go's handshake at the protocol all clients
+// speak.
+func initializeMcpGo(ctx context.Context, c *mcpgoclient.Client) (client, error) {
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = protocol
 	req.Params.ClientInfo = mcpgo.Implementation{Name: "benchcmp", Version: "1.0.0"}
