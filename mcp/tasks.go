@@ -580,7 +580,7 @@ func (c *Connection) needsTask(ctx context.Context, name string) bool {
 	if _, err := c.Tools(ctx); err != nil {
 		return false
 	}
-	v, _ := c.taskSupport.Load(name)
+	v, _ := c.taskSupport.LoadOrStore(name, "") // a tool not listed is not listed again for it
 	return v == "required"
 }
 
