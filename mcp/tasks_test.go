@@ -495,3 +495,23 @@ func TestServerRequestsAsTasks(t *testing.T) {
 		assert.Contains(t, string(unknown.err), "unknown task")
 	})
 }
+
+func TestAToolOutsideTheListingIsLookedUpOnce(t *testing.T) {
+	noLeaks(t)
+	f := newTaskFake(false)
+	srv := f.server()
+	var lists atomic.Int32
+	srv.OnMessage = func(m *mcptest.Message) {
+		if m.Method == "tools/list" {
+			lists.Add(1)
+		}
+	}
+	srv.Handlers["tools/call"] = func(s *mcptest.Session, m *mcptest.Message) { s.Reply(m.ID, mcptest.TextResult("plain")) }
+	c := connect(t, srv.Transport())
+	for range 3 {
+		res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "hidden", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "plain", res.Text())
+	}
+	assert.EqualValues(t, 1, lists.Load(), "one listing to learn that the tool asks for no task")
+}
