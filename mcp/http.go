@@ -483,7 +483,11 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 		}
 	case ct == "text/event-stream":
 		done, _, last, retry, err := s.readEvents(resp.Body, top.ID)
-		if done || !isRequest(top) {
+		if done {
+			drain(resp.Body)
+			return
+		}
+		if !isRequest(top) {
 			return
 		}
 		s.mu.Lock()
@@ -500,6 +504,15 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 	default:
 		fail(fmt.Errorf("mcp: http answer of type %q", ct))
 	}
+}
+
+// drain reads what follows the response on its SSE stream (normally just
+// the stream's end) so that the connection goes back to the pool instead
+// of being closed with data unread: up to 64 KiB, for up to 100 ms.
+func drain(body io.ReadCloser) {
+	t := time.AfterFunc(100*time.Millisecond, func() { body.Close() })
+	io.CopyN(io.Discard, body, 64<<10)
+	t.Stop()
 }
 
 // answer delivers the JSON answer b to the POST of top. The answer to a

@@ -34,6 +34,27 @@ func countingServer(t testing.TB, h http.Handler) (*httptest.Server, *atomic.Int
 }
 
 func TestHTTPConnectionsAreReused(t *testing.T) {
+	t.Run("SSE answers flushed before the stream ends reuse the connection", func(t *testing.T) {
+		bench := testproc.BenchHTTP(true)
+		srv, conns := countingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			bench.ServeHTTP(w, r)
+			if r.Method == http.MethodPost && w.Header().Get("Content-Type") == "text/event-stream" {
+				w.(http.Flusher).Flush() // the event goes out; the stream's end follows apart
+			}
+		}))
+		for _, version := range []string{mcp.LatestLegacyVersion, mcp.LatestProtocolVersion} {
+			c := connectWith(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, &mcp.Options{Logger: quiet, ProtocolVersion: version})
+			ctx := ctxTimeout(t, 10*time.Second)
+			_, err := c.CallTool(ctx, "echo", map[string]string{"text": "hi"})
+			require.NoError(t, err)
+			before := conns.Load()
+			for range 20 {
+				_, err := c.CallTool(ctx, "echo", map[string]string{"text": "hi"})
+				require.NoError(t, err)
+			}
+			assert.LessOrEqual(t, conns.Load()-before, int64(1), "%s: new connections for 20 sequential calls", version)
+		}
+	})
 	t.Run("64 goroutines on one session keep their connections", func(t *testing.T) {
 		srv, conns := countingServer(t, testproc.BenchHTTP(false))
 		c := connect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet})
