@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/mcplug/mcplug/internal/redact"
 )
 
 // maxStepUps bounds how often a Client asks for more scopes in its life;
@@ -104,7 +106,7 @@ func (c *Client) http() *http.Client {
 		next := hc.CheckRedirect
 		hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 			if originOf(req.URL) != originOf(via[0].URL) {
-				return fmt.Errorf("%w: a redirect from %s to another origin", ErrInsecure, via[0].URL.Redacted())
+				return fmt.Errorf("%w: a redirect from %s to another origin", ErrInsecure, redact.URL(via[0].URL.String()))
 			}
 			if next != nil {
 				return next(req, via)
@@ -359,7 +361,7 @@ func (c *Client) codeFlow(ctx context.Context, g *grant, browser func(context.Co
 	state := randomString()
 	resource := oauth2.SetAuthURLParam("resource", g.resource)
 	authURL := g.conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), resource)
-	c.logger().Debug("mcp: auth: asking the user to authorize", "issuer", g.issuer, "scopes", strings.Join(g.scopes, " "))
+	c.logger().Debug("mcp: auth: asking the user to authorize", "issuer", redact.URL(g.issuer), "scopes", strings.Join(g.scopes, " "))
 	back, err := browser(ctx, authURL)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: auth: authorization: %w", err)
@@ -436,7 +438,7 @@ func tokenError(err error) error {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("mcp: auth: token request: %w", ue.Err)
+		return fmt.Errorf("mcp: auth: token request: %w", redact.Err(ue.Err))
 	}
 	return errors.New("mcp: auth: token request failed")
 }

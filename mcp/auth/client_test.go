@@ -659,3 +659,24 @@ func wrapChallenge(h http.Handler, prm string) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+func TestSecretsInURLsAreNotRepeated(t *testing.T) {
+	// A server URL with a key in its query, and a server whose metadata
+	// names another resource with one too: neither key appears in the
+	// error or in the log.
+	var logged strings.Builder
+	s := newSetup(t, nil, func(rs *fakeRS) { rs.resource = "https://evil.example.com/mcp?token=theirs-k456" })
+	s.cfg.ServerURL = s.rs.url() + "?api_key=ours-k123"
+	s.cfg.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	a := auth.New(s.cfg)
+	req, _ := http.NewRequest(http.MethodPost, s.cfg.ServerURL, nil)
+	resp := &http.Response{StatusCode: 401, Header: http.Header{"Www-Authenticate": {
+		fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp?sig=meta-k789", scope="x"`, s.rs.srv.URL)}}}
+	_, err := a.Challenged(context.Background(), req, resp)
+	var mismatch *auth.ResourceMismatchError
+	require.ErrorAs(t, err, &mismatch)
+	for _, secret := range []string{"ours-k123", "theirs-k456", "meta-k789"} {
+		assert.NotContains(t, err.Error(), secret)
+		assert.NotContains(t, logged.String(), secret)
+	}
+}

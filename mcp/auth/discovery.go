@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcplug/mcplug/internal/origin"
+	"github.com/mcplug/mcplug/internal/redact"
 )
 
 // maxMetadata bounds a metadata document or a token endpoint answer.
@@ -52,7 +53,7 @@ func (c *Client) getJSON(ctx context.Context, u string, v any) (found bool, err 
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http().Do(req)
 	if err != nil {
-		return false, err
+		return false, redact.Err(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 4 {
@@ -60,17 +61,17 @@ func (c *Client) getJSON(ctx context.Context, u string, v any) (found bool, err 
 		return false, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return false, fmt.Errorf("mcp: auth: GET %s: %s", u, resp.Status)
+		return false, fmt.Errorf("mcp: auth: GET %s: %s", redact.URL(u), resp.Status)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadata+1))
 	if err != nil {
 		return false, err
 	}
 	if len(b) > maxMetadata {
-		return false, fmt.Errorf("mcp: auth: GET %s: more than %d bytes", u, maxMetadata)
+		return false, fmt.Errorf("mcp: auth: GET %s: more than %d bytes", redact.URL(u), maxMetadata)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("mcp: auth: GET %s: %w", u, err)
+		return false, fmt.Errorf("mcp: auth: GET %s: %w", redact.URL(u), err)
 	}
 	return true, nil
 }
@@ -91,7 +92,7 @@ func (c *Client) discoverResource(ctx context.Context, ch challenge) (*resourceM
 		if err != nil || originOf(u) != originOf(server) {
 			// The server's own metadata is on its origin; a challenge
 			// pointing elsewhere is not followed.
-			c.logger().Warn("mcp: auth: resource_metadata on another origin; not followed", "url", ch.resourceMetadata)
+			c.logger().Warn("mcp: auth: resource_metadata on another origin; not followed", "url", redact.URL(ch.resourceMetadata))
 		} else {
 			candidates = append(candidates, u.String())
 		}
@@ -106,7 +107,7 @@ func (c *Client) discoverResource(ctx context.Context, ch challenge) (*resourceM
 		found, err := c.getJSON(ctx, u, &md)
 		if err != nil || !found {
 			if err != nil {
-				c.logger().Debug("mcp: auth: protected resource metadata", "url", u, "err", err)
+				c.logger().Debug("mcp: auth: protected resource metadata", "url", redact.URL(u), "err", err)
 			}
 			continue
 		}
@@ -143,7 +144,7 @@ func originOf(u *url.URL) string { return origin.Of(u) }
 func (c *Client) discoverServer(ctx context.Context, issuer string, fallback bool) (*serverMetadata, error) {
 	u, err := url.Parse(issuer)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("mcp: auth: authorization server %q is not a URL", issuer)
+		return nil, fmt.Errorf("mcp: auth: authorization server %q is not a URL", redact.URL(issuer))
 	}
 	if err := secure(issuer); err != nil {
 		return nil, err
@@ -166,13 +167,13 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 		found, err := c.getJSON(ctx, cand, &md)
 		if err != nil || !found {
 			if err != nil {
-				c.logger().Debug("mcp: auth: authorization server metadata", "url", cand, "err", err)
+				c.logger().Debug("mcp: auth: authorization server metadata", "url", redact.URL(cand), "err", err)
 			}
 			continue
 		}
 		if md.Issuer != issuer {
 			mismatch = &IssuerMismatchError{Where: "authorization server metadata", Want: issuer, Got: md.Issuer}
-			c.logger().Warn("mcp: auth: authorization server metadata names another issuer; not used", "url", cand, "issuer", md.Issuer, "expected", issuer)
+			c.logger().Warn("mcp: auth: authorization server metadata names another issuer; not used", "url", redact.URL(cand), "issuer", redact.URL(md.Issuer), "expected", redact.URL(issuer))
 			continue
 		}
 		if md.AuthorizationEndpoint == "" || md.TokenEndpoint == "" {
@@ -201,7 +202,7 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 			legacyDefaults:                true,
 		}, nil
 	}
-	return nil, fmt.Errorf("%w for %s", ErrNoMetadata, issuer)
+	return nil, fmt.Errorf("%w for %s", ErrNoMetadata, redact.URL(issuer))
 }
 
 // secure refuses an authorization URL that is not https, unless it is on
@@ -209,7 +210,7 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 func secure(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("%w: %q is not an absolute URL", ErrInsecure, raw)
+		return fmt.Errorf("%w: %q is not an absolute URL", ErrInsecure, redact.URL(raw))
 	}
 	switch {
 	case u.Scheme == "https":
@@ -217,7 +218,7 @@ func secure(raw string) error {
 	case u.Scheme == "http" && loopback(u.Hostname()):
 		return nil
 	}
-	return fmt.Errorf("%w: %s is not https", ErrInsecure, u.Redacted())
+	return fmt.Errorf("%w: %s is not https", ErrInsecure, redact.URL(raw))
 }
 
 func loopback(host string) bool {

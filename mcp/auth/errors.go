@@ -3,6 +3,8 @@ package auth
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mcplug/mcplug/internal/redact"
 )
 
 // Errors of the authorization flow; match them with errors.Is.
@@ -40,14 +42,15 @@ func (e *requiredError) AuthorizationRequired() bool { return true }
 
 // ResourceMismatchError reports protected resource metadata whose
 // resource is not the MCP server the client talks to: the client stops
-// rather than get a token for another resource.
+// rather than get a token for another resource. Its text redacts the
+// URLs' secrets (query values, passwords); the fields hold them as given.
 type ResourceMismatchError struct {
 	Resource  string // the metadata's resource
 	ServerURL string // the server's URL
 }
 
 func (e *ResourceMismatchError) Error() string {
-	return fmt.Sprintf("mcp: auth: protected resource metadata names resource %q, not the server %q", e.Resource, e.ServerURL)
+	return fmt.Sprintf("mcp: auth: protected resource metadata names resource %q, not the server %q", redact.URL(e.Resource), redact.URL(e.ServerURL))
 }
 
 // IssuerMismatchError reports an issuer that is not the one expected: in
@@ -62,9 +65,9 @@ type IssuerMismatchError struct {
 
 func (e *IssuerMismatchError) Error() string {
 	if e.Got == "" {
-		return fmt.Sprintf("mcp: auth: the %s has no issuer, expected %q", e.Where, e.Want)
+		return fmt.Sprintf("mcp: auth: the %s has no issuer, expected %q", e.Where, redact.URL(e.Want))
 	}
-	return fmt.Sprintf("mcp: auth: the %s names issuer %q, expected %q", e.Where, e.Got, e.Want)
+	return fmt.Sprintf("mcp: auth: the %s names issuer %q, expected %q", e.Where, redact.URL(e.Got), redact.URL(e.Want))
 }
 
 // AuthorizationError is an error the authorization server answered with

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/oauth2"
+
+	"github.com/mcplug/mcplug/internal/redact"
 )
 
 // registration is a client id at one authorization server, and how it
@@ -73,9 +75,9 @@ func (c *Client) register(ctx context.Context, md *serverMetadata) (*registratio
 		return r, nil
 	}
 	if cfg.ClientID != "" {
-		return nil, fmt.Errorf("%w: the pre-registered client is for %s, and the server now uses %s", ErrNoRegistration, cfg.Issuer, md.Issuer)
+		return nil, fmt.Errorf("%w: the pre-registered client is for %s, and the server now uses %s", ErrNoRegistration, redact.URL(cfg.Issuer), redact.URL(md.Issuer))
 	}
-	return nil, fmt.Errorf("%w %s", ErrNoRegistration, md.Issuer)
+	return nil, fmt.Errorf("%w %s", ErrNoRegistration, redact.URL(md.Issuer))
 }
 
 // secretMethod is how a client with or without a secret authenticates at
@@ -124,7 +126,7 @@ func (c *Client) registerDynamically(ctx context.Context, md *serverMetadata) (*
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: auth: registration: %w", err)
+		return nil, fmt.Errorf("mcp: auth: registration: %w", redact.Err(err))
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))
