@@ -124,7 +124,7 @@ func appendRequest(b []byte, id uint64, method string, params any, meta []byte) 
 	}
 	b = append(b, `"method":`...)
 	b = appendString(b, method)
-	if p, ok := params.(callToolParams); ok && meta != nil && p.Meta == nil && p.Task == nil {
+	if p, ok := params.(callToolParams); ok && meta != nil && p.Meta == nil {
 		// The common call: _meta written in place, nothing moved.
 		b = append(b, `,"params":{"name":`...)
 		b = appendString(b, p.Name)
@@ -194,9 +194,6 @@ func appendParams(b []byte, params any) ([]byte, error) {
 	case json.RawMessage:
 		return appendRaw(b, p)
 	case callToolParams:
-		if p.Task != nil {
-			break // the rare shape: encoding/json below
-		}
 		b = append(b, `{"name":`...)
 		b = appendString(b, p.Name)
 		b = append(b, `,"arguments":`...)

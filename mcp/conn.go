@@ -160,6 +160,9 @@ type Connection struct {
 	logger  *slog.Logger
 	init    InitializeResult // under initMu: a refused version can change it
 	initMu  sync.RWMutex
+	// toolTasks: the server offers task-augmented tool calls (2025-11-25
+	// tasks.requests.tools.call), read once from init's capabilities.
+	toolTasks atomic.Bool
 	nextID  atomic.Uint64
 	pending pendingCalls
 	disp    *dispatcher

@@ -253,6 +253,7 @@ func (r *discoverResult) initializeResult(v string) InitializeResult {
 func (c *Connection) setInit(init InitializeResult) {
 	c.initMu.Lock()
 	c.init = init
+	c.toolTasks.Store(offersToolTasks(init.Capabilities.Tasks))
 	c.initMu.Unlock()
 }
 

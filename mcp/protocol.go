@@ -248,7 +248,13 @@ type (
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Meta      json.RawMessage `json:"_meta,omitempty"`
-		Task      *taskRequest    `json:"task,omitempty"` // 2025-11-25: run as a task
+	}
+	// taskCallParams is a tools/call asking a 2025-11-25 server for a
+	// task: a type of its own, so that the common call stays small.
+	taskCallParams struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Task      taskRequest     `json:"task"`
 	}
 	cancelledParams struct {
 		RequestID uint64 `json:"requestId"`

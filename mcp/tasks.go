@@ -148,10 +148,14 @@ func millis(vs ...*float64) time.Duration {
 func (c *Connection) taskHandle(raw []byte) (t *Task, ok bool, err error) {
 	var modern, legacy, content bool
 	var inner []byte
+	onlyResultType := c.Modern() // the 2025-11-25 shape is not looked for
 	ndjson.Members(raw, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 			modern = string(v) == `"task"`
+			if onlyResultType {
+				return false // the rest of a large result is not walked
+			}
 		case "task":
 			legacy, inner = len(v) > 0 && v[0] == '{', v
 		case "content":
@@ -396,12 +400,12 @@ func (c *Connection) StartToolTask(ctx context.Context, name string, args any) (
 	if err != nil {
 		return nil, err
 	}
-	p := callToolParams{Name: name, Arguments: arguments}
+	var p any = callToolParams{Name: name, Arguments: arguments}
 	if !c.Modern() {
 		if !c.serverToolTasks() {
 			return nil, fmt.Errorf("mcp: tools/call %s: the server offers no tasks for tool calls", name)
 		}
-		p.Task = &taskRequest{}
+		p = taskCallParams{Name: name, Arguments: arguments}
 	}
 	raw, err := c.roundTrip(ctx, "tools/call", p)
 	if err != nil {
@@ -533,9 +537,11 @@ func decodeToolResult(raw []byte) (*CallToolResult, error) {
 }
 
 // serverToolTasks reports whether a 2025-11-25 server offers task-augmented
-// tool calls (tasks.requests.tools.call).
-func (c *Connection) serverToolTasks() bool {
-	raw := c.InitializeResult().Capabilities.Tasks
+// tool calls (tasks.requests.tools.call); read once, at the handshake.
+func (c *Connection) serverToolTasks() bool { return c.toolTasks.Load() }
+
+// offersToolTasks reads tasks.requests.tools.call in a tasks capability.
+func offersToolTasks(raw json.RawMessage) bool {
 	if len(raw) == 0 {
 		return false
 	}

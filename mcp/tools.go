@@ -158,10 +158,11 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	params := callToolParams{Name: name, Arguments: arguments}
+	var params any = callToolParams{Name: name, Arguments: arguments}
 	var progress func(Progress) // for a task's status messages
-	if c.needsTask(ctx, name) {
-		params.Task = &taskRequest{}
+	asked := c.needsTask(ctx, name)
+	if asked {
+		params = taskCallParams{Name: name, Arguments: arguments}
 		if o := callOptionsFrom(ctx); o != nil {
 			progress = o.Progress
 		}
@@ -185,7 +186,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	if params.Task != nil || (c.meta.Load() != nil && !c.opts.DisableTasks) {
+	if asked || (c.meta.Load() != nil && !c.opts.DisableTasks) {
 		// A task handle: asked for (2025-11-25), or the server's choice
 		// (2026-07-28).
 		t, isTask, err := c.taskHandle(raw)
