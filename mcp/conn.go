@@ -155,18 +155,18 @@ func (o *Options) capabilities() ClientCapabilities {
 // concurrent use. It lives until Close is called or the server goes away;
 // Done and Err tell which.
 type Connection struct {
-	conn    *jsonrpc2.Conn
-	stream  *connStream
-	logger  *slog.Logger
-	init    InitializeResult // under initMu: a refused version can change it
-	initMu  sync.RWMutex
+	conn   *jsonrpc2.Conn
+	stream *connStream
+	logger *slog.Logger
+	init   InitializeResult // under initMu: a refused version can change it
+	initMu sync.RWMutex
 	// toolTasks: the server offers task-augmented tool calls (2025-11-25
 	// tasks.requests.tools.call), read once from init's capabilities.
 	toolTasks atomic.Bool
-	nextID  atomic.Uint64
-	pending pendingCalls
-	disp    *dispatcher
-	opts    Options
+	nextID    atomic.Uint64
+	pending   pendingCalls
+	disp      *dispatcher
+	opts      Options
 	metaState
 
 	progress     progressTable
