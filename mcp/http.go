@@ -190,14 +190,9 @@ func (s *httpStream) WriteObject(obj any) error {
 	if s.life.Err() != nil {
 		return ErrClosed
 	}
-	var b []byte
-	if raw, ok := obj.(json.RawMessage); ok {
-		b = bytes.Clone(raw) // encoded by the Connection already; kept past this call
-	} else {
-		var err error
-		if b, err = json.Marshal(obj); err != nil {
-			return err
-		}
+	b, err := ownBytes(obj)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	legacy := s.legacy
@@ -222,6 +217,16 @@ func (s *httpStream) WriteObject(obj any) error {
 	}
 	s.startSender()
 	return s.out.putBounded(b, httpMaxQueue)
+}
+
+// ownBytes is obj as bytes the stream may keep past the write: a message
+// the Connection encoded already (json.RawMessage) is copied, not encoded
+// again.
+func ownBytes(obj any) ([]byte, error) {
+	if raw, ok := obj.(json.RawMessage); ok {
+		return bytes.Clone(raw), nil
+	}
+	return json.Marshal(obj)
 }
 
 // startSender starts the goroutine that POSTs messages in the order they

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -357,7 +356,7 @@ func (s *sseStream) WriteObject(obj any) error {
 	if s.life.Err() != nil {
 		return ErrClosed
 	}
-	b, err := json.Marshal(obj)
+	b, err := ownBytes(obj)
 	if err != nil {
 		return err
 	}
