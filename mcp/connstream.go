@@ -158,10 +158,7 @@ func (s *connStream) backgroundNext() ([]byte, error) {
 			// A call reads. It lets go without waking us unless we sleep
 			// long: we look again after idle, and back off while the same
 			// call goes on reading.
-			wait = s.idle
-			if s.reader == s.lastSeen {
-				wait = min(max(2*s.bgWait, s.idle), maxBackoff) // never 0, which would wait for a wake-up
-			}
+			wait = backOff(s.reader == s.lastSeen, s.bgWait, s.idle)
 			s.lastSeen, s.bgWait = s.reader, wait
 		}
 		reading := s.reader == background
@@ -180,6 +177,17 @@ func (s *connStream) backgroundNext() ([]byte, error) {
 		}
 		s.sleep(wait)
 	}
+}
+
+// backOff is how long the background reader sleeps while a call reads:
+// idle at first, then twice as long each time it finds the same call still
+// reading (sameCall), up to maxBackoff. Never 0, which would mean "until
+// woken", and a call that lets go does not wake it.
+func backOff(sameCall bool, last, idle time.Duration) time.Duration {
+	if !sameCall {
+		return idle
+	}
+	return min(max(2*last, idle), maxBackoff)
 }
 
 // sleep waits for a wake-up, or for d when d > 0.

@@ -51,7 +51,6 @@ type servedTask struct {
 	updated  time.Time
 	result   any
 	err      *Error
-	relateTo string // the method run
 }
 
 func (t *servedTask) wire() map[string]any {
@@ -142,7 +141,7 @@ func (d *dispatcher) serveAsTask(req *jsonrpc2.Request, tr *taskRequest, serve f
 	s.next++
 	ctx, cancel := context.WithCancel(c.life)
 	t := &servedTask{id: "mcplug-task-" + strconv.FormatUint(s.next, 10), created: now, updated: now, ttl: ttl,
-		cancel: cancel, done: make(chan struct{}), status: TaskWorking, relateTo: req.Method}
+		cancel: cancel, done: make(chan struct{}), status: TaskWorking}
 	if s.byID == nil {
 		s.byID = map[string]*servedTask{}
 	}
