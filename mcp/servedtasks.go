@@ -40,17 +40,17 @@ type taskStore struct {
 }
 
 type servedTask struct {
-	id       string
-	created  time.Time
-	ttl      time.Duration
-	cancel   context.CancelFunc
-	done     chan struct{} // closed at a terminal status
-	mu       sync.Mutex
-	status   TaskStatus
-	message  string
-	updated  time.Time
-	result   any
-	err      *Error
+	id      string
+	created time.Time
+	ttl     time.Duration
+	cancel  context.CancelFunc
+	done    chan struct{} // closed at a terminal status
+	mu      sync.Mutex
+	status  TaskStatus
+	message string
+	updated time.Time
+	result  any
+	err     *Error
 }
 
 func (t *servedTask) wire() map[string]any {
