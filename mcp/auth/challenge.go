@@ -23,7 +23,7 @@ func parseChallenges(h http.Header) (c challenge, ok bool) {
 			}
 			c = challenge{
 				resourceMetadata: ch.params["resource_metadata"],
-				scope:            strings.Fields(ch.params["scope"]),
+				scope:            boundScopes(strings.Fields(ch.params["scope"])),
 				err:              ch.params["error"],
 			}
 			return c, true
@@ -108,6 +108,27 @@ func splitChallenges(v string) []rawChallenge {
 			break
 		}
 		out = append(out, ch)
+	}
+	return out
+}
+
+// Bounds of the scopes a server names (in a challenge or in its metadata):
+// past them the rest is dropped, so that a server cannot make the client
+// ask for an authorization URL of any size.
+const (
+	maxScopes    = 64
+	maxScopeSize = 256
+)
+
+func boundScopes(scopes []string) []string {
+	out := scopes[:0:0]
+	for _, s := range scopes {
+		if len(out) == maxScopes {
+			break
+		}
+		if len(s) <= maxScopeSize {
+			out = append(out, s)
+		}
 	}
 	return out
 }

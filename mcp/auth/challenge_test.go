@@ -3,6 +3,8 @@ package auth
 import (
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,6 +27,8 @@ func TestParseChallenges(t *testing.T) {
 		{"in a second header", []string{`Basic realm="x"`, `Bearer scope="b"`}, challenge{scope: []string{"b"}}, true},
 		{"scheme in any case", []string{`bearer scope="c"`}, challenge{scope: []string{"c"}}, true},
 		{"none", []string{`Basic realm="x"`}, challenge{}, false},
+		{"scopes past the bounds are dropped", []string{`Bearer scope="` + strings.Repeat("x", 300) + " " + strings.Repeat("s ", 100) + `"`},
+			challenge{scope: slices.Repeat([]string{"s"}, maxScopes)}, true},
 		{"garbage", []string{`="",,, "`}, challenge{}, false},
 	}
 	for _, tt := range tests {

@@ -281,7 +281,7 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 		}
 		issuer, resource = prm.AuthorizationServers[0], prm.Resource
 		if scopes == nil {
-			scopes = prm.ScopesSupported
+			scopes = boundScopes(prm.ScopesSupported)
 		}
 	} else {
 		u, _ := url.Parse(c.cfg.ServerURL)

@@ -1,0 +1,20 @@
+package mcp
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestTaskPollIntervalBounds(t *testing.T) {
+	for given, want := range map[time.Duration]time.Duration{
+		0:                DefaultTaskPollInterval,
+		time.Millisecond: MinTaskPollInterval,
+		2 * time.Second:  2 * time.Second,
+		time.Hour:        MaxTaskPollInterval,
+		-time.Second:     MinTaskPollInterval,
+	} {
+		assert.Equal(t, want, (&Task{PollInterval: given}).pollInterval(), "server says %v", given)
+	}
+}
