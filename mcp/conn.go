@@ -326,7 +326,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	if err != nil {
 		return nil, err
 	}
-	if err := c.sendWith(id, method, params, headersFrom(ctx)); err != nil {
+	if err := c.sendWith(ctx, id, method, params, headersFrom(ctx)); err != nil {
 		if c.pending.remove(id) {
 			release(pc)
 		}
@@ -348,11 +348,13 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 
 // send writes a request (id > 0) or a notification (id 0).
 func (c *Connection) send(id uint64, method string, params any) error {
-	return c.sendWith(id, method, params, nil)
+	return c.sendWith(context.Background(), id, method, params, nil)
 }
 
-// sendWith is send with headers for an HTTP stream (see headerWriter).
-func (c *Connection) sendWith(id uint64, method string, params any, h http.Header) error {
+// sendWith is send with headers for an HTTP stream (see headerWriter). A
+// request's ctx bounds its sending, which on Streamable HTTP includes
+// reading its answer (see connStream.writeRequest).
+func (c *Connection) sendWith(ctx context.Context, id uint64, method string, params any, h http.Header) error {
 	bp := requestBufPool.Get().(*[]byte)
 	defer requestBufPool.Put(bp)
 	var meta []byte
@@ -366,7 +368,12 @@ func (c *Connection) sendWith(id uint64, method string, params any, h http.Heade
 	if err != nil {
 		return wrap(method, fmt.Errorf("encode params: %w", err))
 	}
-	if err := c.stream.writeLineWith(b, h); err != nil {
+	if id != 0 {
+		err = c.stream.writeRequest(ctx, b, h)
+	} else {
+		err = c.stream.writeLineWith(b, h)
+	}
+	if err != nil {
 		return c.mapError(method, err)
 	}
 	return nil

@@ -54,6 +54,9 @@ type connStream struct {
 	end         error         // why reading ended
 	wake        chan struct{}
 	timer       *time.Timer // the background reader's; only it uses the timer
+
+	poster directPoster     // the Stream, when it answers the writer of a request
+	own    func(msg []byte) // routes a response a call read itself
 }
 
 // A readerID names the goroutine that reads: a call's ticket, or one of
@@ -93,6 +96,14 @@ type lineIO interface {
 	detach() bool
 }
 
+// directPoster is a Stream on which the answer to a request comes back to
+// its writer (Streamable HTTP): a call sends its request and reads the
+// answer in its own goroutine. postRequest reports false, having sent
+// nothing, when the request must be written as any other message.
+type directPoster interface {
+	postRequest(ctx context.Context, b []byte, h http.Header, own func(msg []byte)) bool
+}
+
 // rawReader is a Stream that holds whole messages, each its own slice (the
 // HTTP transports' inbox): they are handed over as they are, not decoded
 // into a json.RawMessage first.
@@ -113,6 +124,14 @@ func newConnStream(s Stream, c *Connection) *connStream {
 	if l, ok := s.(lineIO); ok {
 		cs.lines = l
 		cs.lead = l.setReadDeadline(time.Time{})
+	}
+	if p, ok := s.(directPoster); ok {
+		cs.poster = p
+		cs.own = func(msg []byte) {
+			if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() {
+				c.route(top, true)
+			}
+		}
 	}
 	return cs
 }
@@ -413,7 +432,17 @@ func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 	return waiting
 }
 
-// writeLine writes an encoded message (ending in a newline).
+// writeRequest writes an encoded request (ending in a newline); h, when
+// set, are headers for the stream to send with it. On a stream that
+// answers the writer (Streamable HTTP) the request is sent and its answer
+// read and routed before writeRequest returns, unless ctx ends first.
+func (s *connStream) writeRequest(ctx context.Context, b []byte, h http.Header) error {
+	if s.poster != nil && s.poster.postRequest(ctx, b[:len(b)-1], h, s.own) {
+		return nil
+	}
+	return s.writeLineWith(b, h)
+}
+
 // writeLineWith writes an encoded message; h, when set, are headers for
 // the stream to send with it (Streamable HTTP).
 func (s *connStream) writeLineWith(b []byte, h http.Header) error {

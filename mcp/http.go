@@ -125,6 +125,18 @@ type httpStream struct {
 	extra  map[string]http.Header // headers for the POST of a request, by id
 }
 
+// An exchange is one message POSTed and what comes back for it.
+type exchange struct {
+	ctx   context.Context // nil: the stream's (see send)
+	b     []byte
+	top   ndjson.Top
+	extra http.Header // the request's own headers (Mcp-Param-*), when given
+	// own, when set, takes the response to the request if it is the first
+	// message back; everything else goes to ReadObject, in order.
+	own func(msg []byte)
+	n   int // messages delivered so far
+}
+
 // httpEras remembers the era of the servers at the URLs connected to, so
 // that a legacy server is not probed again at every connection.
 var httpEras = struct {
@@ -219,6 +231,41 @@ func (s *httpStream) WriteObject(obj any) error {
 	return s.out.putBounded(b, httpMaxQueue)
 }
 
+// postRequest sends request b (no newline) in the caller's goroutine and
+// reads its answer there, handing the response to own: no goroutine
+// stands between a call and its POST. h are the request's own headers. It
+// reports false, having sent nothing, when b must take the queue instead:
+// before the handshake is answered, or on the legacy transport.
+//
+// ctx bounds the POST: when it ends, the POST ends and nothing is
+// delivered (the Connection then sends notifications/cancelled).
+func (s *httpStream) postRequest(ctx context.Context, b []byte, h http.Header, own func(msg []byte)) bool {
+	if s.life.Err() != nil {
+		return false
+	}
+	s.mu.Lock()
+	ready := s.legacy == nil && (s.version != "" || s.modern != "")
+	s.mu.Unlock()
+	top, ok := ndjson.ScanTop(b)
+	if !ready || !ok || !isRequest(top) || string(top.Method) == `"initialize"` {
+		return false
+	}
+	// The transport may read the body after the answer has come, so it
+	// gets its own copy.
+	x := &exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
+	if ctx.Done() != nil {
+		pctx, cancel := context.WithCancel(ctx)
+		stop := context.AfterFunc(s.life, cancel)
+		defer func() {
+			stop()
+			cancel()
+		}()
+		x.ctx = pctx
+	}
+	s.send(x)
+	return true
+}
+
 // ownBytes is obj as bytes the stream may keep past the write: a message
 // the Connection encoded already (json.RawMessage) is copied, not encoded
 // again.
@@ -229,11 +276,13 @@ func ownBytes(obj any) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// startSender starts the goroutine that POSTs messages in the order they
-// were written: a notification or a response is POSTed before anything
-// written after it (the spec orders notifications/initialized before other
-// requests), while requests, whose answers may stream for long, run side
-// by side.
+// startSender starts the goroutine that POSTs the messages written to the
+// queue: notifications and responses one at a time, in the order written,
+// and requests, whose answers may stream for long, side by side. A request
+// a call sends itself (postRequest) does not wait for the queue: the spec
+// lets requests follow the answer to initialize at once, without waiting
+// for notifications/initialized, and separate POSTs keep no order on the
+// way to the server anyway.
 func (s *httpStream) startSender() {
 	s.senderOnce.Do(func() {
 		s.wg.Add(1)
@@ -246,13 +295,13 @@ func (s *httpStream) startSender() {
 				}
 				top, _ := ndjson.ScanTop(b)
 				if !isRequest(top) {
-					s.send(b, top)
+					s.send(&exchange{b: b, top: top})
 					continue
 				}
 				s.wg.Add(1)
 				go func() {
 					defer s.wg.Done()
-					s.send(b, top)
+					s.send(&exchange{b: b, top: top})
 				}()
 			}
 		}()
@@ -308,24 +357,34 @@ func (s *httpStream) abandon(params []byte, now bool) {
 // notifications/cancelled reaches the server before the request ends.
 const abandonDelay = 100 * time.Millisecond
 
-// send POSTs one message and delivers what comes back.
-func (s *httpStream) send(b []byte, top ndjson.Top) {
+// send POSTs one message and delivers what comes back. A request's POST
+// has its own context (see track) unless x has one.
+func (s *httpStream) send(x *exchange) {
+	b, top := x.b, x.top
 	fail := func(err error) {
 		if s.life.Err() != nil {
 			return
 		}
 		if isRequest(top) {
-			s.in.put(errorResponse(top.ID, err)) // only this call fails
+			s.reply(x, errorResponse(top.ID, err)) // only this call fails
 			return
 		}
 		s.cfg.logger.Warn("mcp: http post failed", "err", err)
 	}
-	var ctx context.Context
-	if isRequest(top) {
+	ctx := x.ctx
+	switch {
+	case ctx != nil:
+	case isRequest(top):
 		var done func()
 		ctx, done = s.track(top.ID)
 		defer done()
-	} else {
+		s.mu.Lock()
+		if extra, ok := s.extra[string(top.ID)]; ok {
+			x.extra = extra
+			delete(s.extra, string(top.ID))
+		}
+		s.mu.Unlock()
+	default:
 		// Later messages wait for this one: a server that never answers it
 		// must not hold them for long.
 		var cancel context.CancelFunc
@@ -337,7 +396,7 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 		defer cancel()
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := s.postCtx(ctx, b, top)
+		resp, err := s.postCtx(ctx, b, top, x.extra)
 		if err != nil {
 			if ctx.Err() != nil && s.life.Err() == nil && isRequest(top) {
 				return // abandoned by its caller
@@ -364,7 +423,7 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 			initialize := string(top.Method) == `"initialize"`
 			switch {
 			case isRPC && (!initialize || modernCode(rpcErr)):
-				s.in.put(withID(top.ID, rpcErr))
+				s.reply(x, withID(top.ID, rpcErr))
 			case s.t.FallbackToSSE && initialize && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405):
 				s.fallback(b, fail)
 			default:
@@ -382,9 +441,21 @@ func (s *httpStream) send(b []byte, top ndjson.Top) {
 			s.session = id
 			s.mu.Unlock()
 		}
-		s.receive(resp, top, fail)
+		s.receive(resp, x, fail)
 		return
 	}
+}
+
+// reply hands over the response to x's request: to x.own when it is the
+// first message back, else to ReadObject after what came before it.
+func (s *httpStream) reply(x *exchange, msg []byte) {
+	if x.own != nil && x.n == 0 {
+		x.n++
+		x.own(msg)
+		return
+	}
+	x.n++
+	s.deliver(msg)
 }
 
 // hadSession reports whether the request of resp carried a session id.
@@ -393,20 +464,18 @@ func (s *httpStream) hadSession(resp *http.Response) bool {
 }
 
 func (s *httpStream) post(b []byte) (*http.Response, error) {
-	return s.postCtx(s.life, b, ndjson.Top{})
+	return s.postCtx(s.life, b, ndjson.Top{}, nil)
 }
 
-func (s *httpStream) postCtx(ctx context.Context, b []byte, top ndjson.Top) (*http.Response, error) {
+// postCtx POSTs b, with extra added to its headers in the modern era.
+func (s *httpStream) postCtx(ctx context.Context, b []byte, top ndjson.Top, extra http.Header) (*http.Response, error) {
 	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.t.URL, b)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	s.mu.Lock()
-	modern, extra := s.modern, s.extra[string(top.ID)]
-	if extra != nil {
-		delete(s.extra, string(top.ID))
-	}
+	modern := s.modern
 	s.mu.Unlock()
 	if modern == "" {
 		s.sessionHeaders(req)
@@ -468,8 +537,9 @@ func (s *httpStream) sessionHeaders(req *http.Request) {
 
 // receive reads the answer to a POST: nothing (202), one JSON message, or
 // an SSE stream, resumed if it breaks before the response.
-func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(error)) {
+func (s *httpStream) receive(resp *http.Response, x *exchange, fail func(error)) {
 	defer resp.Body.Close()
+	top := x.top
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.ContentLength == 0 && ct == "":
@@ -484,10 +554,10 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 		case len(b) > s.cfg.maxSize():
 			fail(&MessageTooLargeError{Size: int64(len(b)), Max: s.cfg.maxSize()})
 		default:
-			s.answer(b, top, fail)
+			s.answer(b, x, fail)
 		}
 	case ct == "text/event-stream":
-		done, _, last, retry, err := s.readEvents(resp.Body, top.ID)
+		done, last, retry, err := s.readEvents(resp.Body, x)
 		if done {
 			drain(resp.Body)
 			return
@@ -505,7 +575,7 @@ func (s *httpStream) receive(resp *http.Response, top ndjson.Top, fail func(erro
 			fail(&StreamBrokenError{Err: err})
 			return
 		}
-		s.resume(top, last, retry, err, fail)
+		s.resume(x, last, retry, err, fail)
 	default:
 		fail(fmt.Errorf("mcp: http answer of type %q", ct))
 	}
@@ -524,7 +594,8 @@ func drain(body io.ReadCloser) {
 // request must be its response: anything else (an empty or broken body, a
 // response with another id or none) fails that call at once, and the
 // connection goes on.
-func (s *httpStream) answer(b []byte, top ndjson.Top, fail func(error)) {
+func (s *httpStream) answer(b []byte, x *exchange, fail func(error)) {
+	top := x.top
 	got, ok := ndjson.ScanTop(b)
 	switch {
 	case !ok || (got.Method == nil && !got.IsResponse()):
@@ -535,6 +606,8 @@ func (s *httpStream) answer(b []byte, top ndjson.Top, fail func(error)) {
 		}
 	case isRequest(top) && !(got.IsResponse() && bytes.Equal(got.ID, top.ID)):
 		fail(fmt.Errorf("%w: the http answer to request %s is not its response (id %s)", ErrBadResult, top.ID, previewQuoted(got.ID)))
+	case isRequest(top):
+		s.reply(x, b)
 	default:
 		s.deliver(b)
 	}
@@ -549,11 +622,11 @@ func previewQuoted(b []byte) string {
 }
 
 // readEvents delivers the messages of an SSE stream: the answer to the
-// request id, or the GET stream when id is nil. done reports that the
-// response to id arrived, n how many messages were delivered; last and
-// retry are the stream's last event id and retry delay. Data that is not a
+// request of x, or the GET stream when x has no request. done reports that the
+// response arrived; last and retry are the stream's last event id and
+// retry delay. x.n counts the messages delivered. Data that is not a
 // JSON-RPC message is skipped.
-func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, n int, last string, retry time.Duration, err error) {
+func (s *httpStream) readEvents(r io.Reader, x *exchange) (done bool, last string, retry time.Duration, err error) {
 	err = readSSE(r, s.cfg.maxSize(), func(ev sseEvent) bool {
 		if ev.id != "" {
 			last = ev.id
@@ -569,23 +642,23 @@ func (s *httpStream) readEvents(r io.Reader, id []byte) (done bool, n int, last 
 			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
 			return true
 		}
-		n++
 		// Decide before delivering: the message belongs to its reader
 		// from then on (a result is decoded in place).
-		ours := id != nil && top.IsResponse() && bytes.Equal(top.ID, id)
-		s.deliver(ev.data)
-		if ours {
+		if isRequest(x.top) && top.IsResponse() && bytes.Equal(top.ID, x.top.ID) {
+			s.reply(x, ev.data)
 			done = true
 			return false // the response is in: this stream has served its purpose
 		}
+		x.n++
+		s.deliver(ev.data)
 		return true
 	})
-	return done, n, last, retry, err
+	return done, last, retry, err
 }
 
 // resume reconnects a broken response stream with GET and Last-Event-ID,
 // waiting the server's retry delay (or a bounded backoff) before each try.
-func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, cause error, fail func(error)) {
+func (s *httpStream) resume(x *exchange, last string, retry time.Duration, cause error, fail func(error)) {
 	if last == "" {
 		if cause == nil {
 			cause = errors.New("the stream ended before the response")
@@ -611,7 +684,7 @@ func (s *httpStream) resume(top ndjson.Top, last string, retry time.Duration, ca
 			}
 			continue
 		}
-		done, _, l, r, err := s.readEvents(resp.Body, top.ID)
+		done, l, r, err := s.readEvents(resp.Body, x)
 		resp.Body.Close()
 		if done {
 			return
@@ -722,9 +795,10 @@ func (s *httpStream) listen(opened chan struct{}) {
 		case resp.StatusCode != http.StatusOK:
 			resp.Body.Close()
 		default:
-			_, n, l, r, _ := s.readEvents(resp.Body, nil)
+			stream := &exchange{}
+			_, l, r, _ := s.readEvents(resp.Body, stream)
 			resp.Body.Close()
-			if n > 0 { // the stream served: reopen it promptly
+			if stream.n > 0 { // the stream served: reopen it promptly
 				backoff = firstBackoff
 			}
 			if l != "" {

@@ -1,0 +1,89 @@
+package mcp_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcplug/mcplug/internal/testproc"
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// goroutineID is the id of the calling goroutine, from its stack header.
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	b = b[:bytes.IndexByte(b, ' ')]
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
+}
+
+// postRecorder is an http.RoundTripper that notes which goroutine sent
+// each POST whose body names a method.
+type postRecorder struct {
+	mu     sync.Mutex
+	method string
+	by     []uint64
+}
+
+func (p *postRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"method":"`+p.method+`"`)) {
+			p.mu.Lock()
+			p.by = append(p.by, goroutineID())
+			p.mu.Unlock()
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (p *postRecorder) senders() []uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]uint64(nil), p.by...)
+}
+
+func TestHTTPCallSendsItsOwnPost(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version string
+		sse     bool
+	}{
+		{"a legacy call with a JSON answer", mcp.LatestLegacyVersion, false},
+		{"a legacy call with an SSE answer", mcp.LatestLegacyVersion, true},
+		{"a modern call with a JSON answer", mcp.LatestProtocolVersion, false},
+		{"a modern call with an SSE answer", mcp.LatestProtocolVersion, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			noLeaks(t)
+			hs := httptest.NewServer(testproc.BenchHTTP(tc.sse))
+			t.Cleanup(hs.Close)
+			rec := &postRecorder{method: "tools/call"}
+			c := connectWith(t, &mcp.StreamableHTTPTransport{URL: hs.URL, Client: &http.Client{Transport: rec}, Logger: quiet},
+				&mcp.Options{Logger: quiet, ProtocolVersion: tc.version})
+			ctx := ctxTimeout(t, 10*time.Second)
+			for range 3 {
+				res, err := c.CallTool(ctx, "echo", map[string]string{"text": "hi"})
+				require.NoError(t, err)
+				assert.NotEmpty(t, res.Text())
+			}
+			me := goroutineID()
+			assert.Equal(t, []uint64{me, me, me}, rec.senders(), "every call POSTs from the caller's goroutine")
+		})
+	}
+}
