@@ -117,3 +117,22 @@ func BenchmarkManagerCall(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkHTTPConnect is initialize, notifications/initialized,
+// tools/list and Close over Streamable HTTP, at 2025-11-25.
+func BenchmarkHTTPConnect(b *testing.B) {
+	srv, conns := benchHTTPServer(b, false)
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer func() { b.ReportMetric(float64(conns.Load())/float64(b.N), "conns/op") }()
+	for b.Loop() {
+		c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, &mcp.Options{Logger: quiet, ProtocolVersion: mcp.LatestLegacyVersion})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Tools(ctx); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}

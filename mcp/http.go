@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -114,10 +115,16 @@ type httpStream struct {
 	initID   string
 	getOpen  bool
 	legacy   *sseStream // set when the server turned out to speak HTTP+SSE
+
+	// The values of the session and version headers, made once and shared
+	// by the requests (see httpConfig.newRequest).
+	sessionHeader, versionHeader, modernHeader []string
 	reinitMu sync.Mutex
 
 	out        *inbox // messages waiting for the sender, in order
 	senderOnce sync.Once
+	senderDone chan struct{} // closed when the sender has returned
+	closing    atomic.Bool   // Close has begun
 
 	inflight map[string]context.CancelFunc // the POSTs of requests, by id
 
@@ -137,14 +144,16 @@ type exchange struct {
 	n   int // messages delivered so far
 }
 
-// httpEras remembers the era of the servers at the URLs connected to, so
-// that a legacy server is not probed again at every connection.
+// httpEras remembers, for the URLs connected to, the era of the server
+// (so that a legacy server is not probed again at every connection) and
+// whether it offers no GET stream.
 var httpEras = struct {
 	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
+	m     map[string]string
+	noGet map[string]bool
+}{m: map[string]string{}, noGet: map[string]bool{}}
 
-// maxEras bounds httpEras.
+// maxEras bounds each map of httpEras.
 const maxEras = 256
 
 func (s *httpStream) era() string {
@@ -166,6 +175,27 @@ func (s *httpStream) setEra(era string) {
 	httpEras.m[s.t.URL] = era
 }
 
+// knownNoGet reports whether the server at the URL answered GET with 405
+// the last time.
+func (s *httpStream) knownNoGet() bool {
+	httpEras.Lock()
+	defer httpEras.Unlock()
+	return httpEras.noGet[s.t.URL]
+}
+
+func (s *httpStream) setNoGet(no bool) {
+	httpEras.Lock()
+	defer httpEras.Unlock()
+	if !no {
+		delete(httpEras.noGet, s.t.URL)
+		return
+	}
+	if len(httpEras.noGet) >= maxEras {
+		clear(httpEras.noGet)
+	}
+	httpEras.noGet[s.t.URL] = true
+}
+
 // setProtocolVersion makes the stream speak version v: a modern version
 // means no session, the request metadata headers, no GET stream and no
 // resumption; "" or a legacy version means the 2025-11-25 transport.
@@ -175,6 +205,7 @@ func (s *httpStream) setProtocolVersion(v string) {
 	s.modern = ""
 	if IsModern(v) {
 		s.modern = v
+		s.modernHeader = []string{v}
 	}
 }
 
@@ -285,9 +316,11 @@ func ownBytes(obj any) ([]byte, error) {
 // way to the server anyway.
 func (s *httpStream) startSender() {
 	s.senderOnce.Do(func() {
+		s.senderDone = make(chan struct{})
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			defer close(s.senderDone)
 			for {
 				b, err := s.out.take()
 				if err != nil {
@@ -297,6 +330,9 @@ func (s *httpStream) startSender() {
 				if !isRequest(top) {
 					s.send(&exchange{b: b, top: top})
 					continue
+				}
+				if s.closing.Load() {
+					continue // nobody waits for its answer any more
 				}
 				s.wg.Add(1)
 				go func() {
@@ -473,21 +509,16 @@ func (s *httpStream) postCtx(ctx context.Context, b []byte, top ndjson.Top, extr
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header["Accept"] = acceptAnswers
 	s.mu.Lock()
-	modern := s.modern
+	modern, modernHeader := s.modern, s.modernHeader
 	s.mu.Unlock()
 	if modern == "" {
 		s.sessionHeaders(req)
 		return s.cfg.do(req)
 	}
-	req.Header.Set("MCP-Protocol-Version", modern)
-	var method string
-	if json.Unmarshal(top.Method, &method) == nil {
-		for k, v := range standardHeaders(method, top.Params) {
-			req.Header[k] = v
-		}
-	}
+	req.Header["Mcp-Protocol-Version"] = modernHeader
+	setStandardHeaders(req.Header, top.Method, top.Params)
 	for k, v := range extra {
 		req.Header[k] = v
 	}
@@ -528,10 +559,16 @@ func (s *httpStream) sessionHeaders(req *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session != "" {
-		req.Header.Set("Mcp-Session-Id", s.session)
+		if len(s.sessionHeader) == 0 || s.sessionHeader[0] != s.session {
+			s.sessionHeader = []string{s.session}
+		}
+		req.Header["Mcp-Session-Id"] = s.sessionHeader
 	}
 	if s.version != "" {
-		req.Header.Set("MCP-Protocol-Version", s.version)
+		if len(s.versionHeader) == 0 || s.versionHeader[0] != s.version {
+			s.versionHeader = []string{s.version}
+		}
+		req.Header["Mcp-Protocol-Version"] = s.versionHeader
 	}
 }
 
@@ -540,14 +577,14 @@ func (s *httpStream) sessionHeaders(req *http.Request) {
 func (s *httpStream) receive(resp *http.Response, x *exchange, fail func(error)) {
 	defer resp.Body.Close()
 	top := x.top
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.ContentLength == 0 && ct == "":
 		if isRequest(top) {
 			fail(errors.New("mcp: server accepted a request without answering it"))
 		}
 	case ct == "application/json":
-		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.cfg.maxSize())+1))
+		b, err := readBody(resp, s.cfg.maxSize())
 		switch {
 		case err != nil:
 			fail(fmt.Errorf("mcp: http read: %w", err))
@@ -579,6 +616,36 @@ func (s *httpStream) receive(resp *http.Response, x *exchange, fail func(error))
 	default:
 		fail(fmt.Errorf("mcp: http answer of type %q", ct))
 	}
+}
+
+// mediaType is the media type of a Content-Type value, in lower case,
+// without parameters ("" when there is none). A malformed value yields
+// something no case matches.
+func mediaType(v string) string {
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.TrimSpace(v)
+	for _, known := range [...]string{"application/json", "text/event-stream"} {
+		if strings.EqualFold(v, known) {
+			return known
+		}
+	}
+	return strings.ToLower(v)
+}
+
+// readBody reads the body of resp, up to max+1 bytes: a longer body is
+// over the bound. A body of known length is read into a buffer of its
+// size.
+func readBody(resp *http.Response, max int) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= int64(max) {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
 }
 
 // drain reads what follows the response on its SSE stream (normally just
@@ -747,7 +814,9 @@ func (s *httpStream) get(lastEventID string) (*http.Response, error) {
 // openGet starts the stream of the server's own messages, once. It waits
 // (at most getOpenWait) until the server has answered the GET, so that the
 // stream is open before the client learns that initialize succeeded, and
-// so before notifications/initialized and anything after it.
+// so before notifications/initialized and anything after it; but not when
+// the server at this URL answered the last GET with 405 (no stream): the
+// GET is sent all the same, in case that changed.
 func (s *httpStream) openGet() {
 	s.mu.Lock()
 	if s.getOpen || s.life.Err() != nil {
@@ -762,6 +831,9 @@ func (s *httpStream) openGet() {
 		defer s.wg.Done()
 		s.listen(opened)
 	}()
+	if s.knownNoGet() {
+		return
+	}
 	timer := time.NewTimer(getOpenWait)
 	defer timer.Stop()
 	select {
@@ -786,6 +858,9 @@ func (s *httpStream) listen(opened chan struct{}) {
 	backoff := firstBackoff
 	for s.life.Err() == nil {
 		resp, err := s.get(last)
+		if err == nil {
+			s.setNoGet(resp.StatusCode == http.StatusMethodNotAllowed)
+		}
 		signal()
 		switch {
 		case err != nil:
@@ -891,12 +966,23 @@ func (s *httpStream) fallback(b []byte, fail func(error)) {
 	legacy.WriteObject(json.RawMessage(b))
 }
 
-// Close stops every request and stream, then ends the session with DELETE
-// (bounded by CloseTimeout; a server that never answers cannot hold it).
+// Close POSTs the notifications and responses already written, stops
+// every request and stream, then ends the session with DELETE (each step
+// bounded by CloseTimeout; a server that never answers cannot hold it).
 func (s *httpStream) Close() error {
 	s.closeOnce.Do(func() {
-		s.cancel()
+		s.closing.Store(true)
 		s.out.end(ErrClosed)
+		s.senderOnce.Do(func() {}) // no sender starts from now on
+		if s.senderDone != nil {
+			timer := time.NewTimer(s.closeTimeout)
+			select {
+			case <-s.senderDone:
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
+		s.cancel()
 		s.wg.Wait()
 		s.mu.Lock()
 		session, legacy := s.session, s.legacy

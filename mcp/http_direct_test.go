@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,4 +87,63 @@ func TestHTTPCallSendsItsOwnPost(t *testing.T) {
 			assert.Equal(t, []uint64{me, me, me}, rec.senders(), "every call POSTs from the caller's goroutine")
 		})
 	}
+}
+
+func TestHTTPClose(t *testing.T) {
+	t.Run("the notifications written before Close are delivered", func(t *testing.T) {
+		noLeaks(t)
+		var answered, abandoned atomic.Int32
+		srv := scriptedServer(t, &scripted{notify: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			select {
+			case <-time.After(50 * time.Millisecond): // a slow server
+				answered.Add(1)
+				w.WriteHeader(http.StatusAccepted)
+			case <-r.Context().Done():
+				abandoned.Add(1)
+			}
+		}})
+		c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), &mcp.StreamableHTTPTransport{URL: srv.URL}, &mcp.Options{Logger: quiet})
+		require.NoError(t, err)
+		require.NoError(t, c.Notify(ctxTimeout(t, 5*time.Second), "notifications/progress", map[string]any{"progressToken": 1, "progress": 1}))
+		require.NoError(t, c.Close())
+		assert.Equal(t, int32(1), answered.Load(), "the notification was answered before Close returned")
+		assert.Zero(t, abandoned.Load())
+	})
+	t.Run("a notification the server never answers holds Close only for CloseTimeout", func(t *testing.T) {
+		noLeaks(t)
+		srv := scriptedServer(t, &scripted{notify: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			<-r.Context().Done()
+		}})
+		c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), &mcp.StreamableHTTPTransport{URL: srv.URL, CloseTimeout: 100 * time.Millisecond}, &mcp.Options{Logger: quiet})
+		require.NoError(t, err)
+		require.NoError(t, c.Notify(ctxTimeout(t, 5*time.Second), "notifications/progress", map[string]any{"progressToken": 1, "progress": 1}))
+		start := time.Now()
+		require.NoError(t, c.Close())
+		assert.Less(t, time.Since(start), 2*time.Second)
+	})
+}
+
+func TestHTTPServerWithoutGetStreamIsNotWaitedFor(t *testing.T) {
+	noLeaks(t)
+	var gets atomic.Int32
+	release := make(chan struct{})
+	srv := scriptedServer(t, &scripted{get: func(w http.ResponseWriter, r *http.Request) {
+		if gets.Add(1) > 1 { // from the second connection on, the 405 is slow
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}})
+	first := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+	require.NoError(t, first.Close())
+	start := time.Now()
+	second := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+	elapsed := time.Since(start)
+	close(release)
+	_, err := second.CallTool(ctxTimeout(t, 5*time.Second), "echo", nil)
+	require.NoError(t, err)
+	assert.Less(t, elapsed, time.Second, "the second connection waited for a GET the server answered with 405 before (the wait is up to 2 s)")
+	assert.Equal(t, int32(2), gets.Load(), "the GET is still sent")
 }

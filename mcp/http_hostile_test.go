@@ -24,6 +24,7 @@ type scripted struct {
 	call        func(w http.ResponseWriter, r *http.Request, m rpcMsg)
 	get         func(w http.ResponseWriter, r *http.Request)
 	initialized func() // runs while the server handles notifications/initialized
+	notify      func(w http.ResponseWriter, r *http.Request, m rpcMsg) // other notifications
 }
 
 func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -51,6 +52,8 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.initialized()
 		}
 		w.WriteHeader(http.StatusAccepted)
+	case m.ID == nil && s.notify != nil:
+		s.notify(w, r, m)
 	case m.ID == nil:
 		w.WriteHeader(http.StatusAccepted)
 	case m.Method == "tools/call" && s.call != nil:

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -51,7 +52,7 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 	if logger == nil {
 		logger = slog.Default()
 	}
-	cfg := &httpConfig{headers: headers, headerFunc: headerFunc, logger: logger, maxMessageSize: max}
+	cfg := &httpConfig{headers: sealed(headers), headerFunc: headerFunc, logger: logger, maxMessageSize: max}
 	if u, err := url.Parse(rawURL); err == nil {
 		cfg.origin = originOf(u)
 	}
@@ -102,7 +103,30 @@ func (c *httpConfig) maxSize() int {
 	return ndjson.DefaultMaxMessageSize
 }
 
+// sealed is a copy of h with canonical keys whose value slices are full
+// (len == cap): requests share them, and an append to one of them (Add)
+// then makes a new slice instead of writing into the shared array.
+func sealed(h http.Header) http.Header {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		vs = slices.Clone(vs)
+		out[http.CanonicalHeaderKey(k)] = vs[:len(vs):len(vs)]
+	}
+	return out
+}
+
+// Header values every request shares (see sealed).
+var (
+	jsonContentType = []string{"application/json"}
+	acceptAnswers   = []string{"application/json, text/event-stream"}
+)
+
 // newRequest builds a request with the static and per-request headers.
+// Header values may be shared with other requests: replace them (Set),
+// do not write into them.
 func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {
@@ -113,7 +137,7 @@ func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []by
 		return nil, redactErr(err)
 	}
 	for k, vs := range c.headers {
-		req.Header[k] = append([]string(nil), vs...)
+		req.Header[k] = vs
 	}
 	if c.headerFunc != nil {
 		h, err := c.headerFunc(ctx)
@@ -125,7 +149,7 @@ func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []by
 		}
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = jsonContentType
 	}
 	return req, nil
 }

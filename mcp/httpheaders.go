@@ -185,13 +185,24 @@ func headerValue(s string) string {
 	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
 }
 
-// standardHeaders returns Mcp-Method and, for the methods that name a
-// tool, prompt or resource, Mcp-Name. Only the member named is decoded, not
-// the rest of the params (the arguments of a tool call, say).
-func standardHeaders(method string, params []byte) http.Header {
-	h := http.Header{"Mcp-Method": {method}}
+// setStandardHeaders sets Mcp-Method in h and, for the methods that name a
+// tool, prompt or resource, Mcp-Name. method is the JSON string of the
+// request's method. Only the member named is decoded, not the rest of the
+// params (the arguments of a tool call, say).
+func setStandardHeaders(h http.Header, method, params []byte) {
+	var m string
+	if inner, ok := plainJSONString(method); ok {
+		if v, ok := methodHeaders[string(inner)]; ok {
+			m = v[0]
+		} else {
+			m = string(inner)
+		}
+	} else if json.Unmarshal(method, &m) != nil {
+		return
+	}
+	h["Mcp-Method"] = methodHeader(m)
 	var key string
-	switch method {
+	switch m {
 	case "tools/call", "prompts/get":
 		key = "name"
 	case "resources/read":
@@ -199,19 +210,53 @@ func standardHeaders(method string, params []byte) http.Header {
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		key = "taskId" // routes the request to the server instance that holds the task
 	default:
-		return h
+		return
 	}
 	ndjson.Members(params, func(k, v []byte) bool {
 		if string(k) != key {
 			return true
 		}
 		var name string
-		if json.Unmarshal(v, &name) == nil {
-			h["Mcp-Name"] = []string{headerValue(name)}
+		if inner, ok := plainJSONString(v); ok {
+			name = string(inner)
+		} else if json.Unmarshal(v, &name) != nil {
+			return false
 		}
+		h["Mcp-Name"] = []string{headerValue(name)}
 		return false
 	})
-	return h
+}
+
+// plainJSONString returns the inside of b when b is a JSON string without
+// escapes (most are): it needs no decoding.
+func plainJSONString(b []byte) ([]byte, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' || bytes.IndexByte(b, '\\') >= 0 {
+		return nil, false
+	}
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '"' {
+			return nil, false
+		}
+	}
+	return inner, true
+}
+
+// methodHeaders are the Mcp-Method values of the common methods, shared by
+// the requests (see httpConfig.newRequest).
+var methodHeaders = func() map[string][]string {
+	m := map[string][]string{}
+	for _, name := range []string{"tools/call", "tools/list", "resources/read", "resources/list", "prompts/get", "prompts/list", "ping", "tasks/get", "tasks/update", "tasks/cancel", "server/discover", "completion/complete"} {
+		m[name] = []string{name}
+	}
+	return m
+}()
+
+func methodHeader(method string) []string {
+	if v, ok := methodHeaders[method]; ok {
+		return v
+	}
+	return []string{method}
 }
 
 // errHeaders is the error of a tool call whose arguments cannot be
