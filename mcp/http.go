@@ -119,7 +119,7 @@ type httpStream struct {
 	// The values of the session and version headers, made once and shared
 	// by the requests (see httpConfig.newRequest).
 	sessionHeader, versionHeader, modernHeader []string
-	reinitMu sync.Mutex
+	reinitMu                                   sync.Mutex
 
 	out        *inbox // messages waiting for the sender, in order
 	senderOnce sync.Once

@@ -23,7 +23,7 @@ import (
 type scripted struct {
 	call        func(w http.ResponseWriter, r *http.Request, m rpcMsg)
 	get         func(w http.ResponseWriter, r *http.Request)
-	initialized func() // runs while the server handles notifications/initialized
+	initialized func()                                                 // runs while the server handles notifications/initialized
 	notify      func(w http.ResponseWriter, r *http.Request, m rpcMsg) // other notifications
 }
 
