@@ -146,12 +146,16 @@ type exchange struct {
 
 // httpEras remembers, for the URLs connected to, the era of the server
 // (so that a legacy server is not probed again at every connection) and
-// whether it offers no GET stream.
+// when it last answered GET with 405 (it offers no stream).
 var httpEras = struct {
 	sync.Mutex
 	m     map[string]string
-	noGet map[string]bool
-}{m: map[string]string{}, noGet: map[string]bool{}}
+	noGet map[string]time.Time
+}{m: map[string]string{}, noGet: map[string]time.Time{}}
+
+// noGetMemory is how long a server's 405 to GET is taken as its answer:
+// within it, a new connection to the same URL sends no GET.
+const noGetMemory = time.Minute
 
 // maxEras bounds each map of httpEras.
 const maxEras = 256
@@ -176,11 +180,12 @@ func (s *httpStream) setEra(era string) {
 }
 
 // knownNoGet reports whether the server at the URL answered GET with 405
-// the last time.
+// the last time, less than noGetMemory ago.
 func (s *httpStream) knownNoGet() bool {
 	httpEras.Lock()
 	defer httpEras.Unlock()
-	return httpEras.noGet[s.t.URL]
+	at, ok := httpEras.noGet[s.t.URL]
+	return ok && time.Since(at) < noGetMemory
 }
 
 func (s *httpStream) setNoGet(no bool) {
@@ -193,7 +198,7 @@ func (s *httpStream) setNoGet(no bool) {
 	if len(httpEras.noGet) >= maxEras {
 		clear(httpEras.noGet)
 	}
-	httpEras.noGet[s.t.URL] = true
+	httpEras.noGet[s.t.URL] = time.Now()
 }
 
 // setProtocolVersion makes the stream speak version v: a modern version
@@ -814,9 +819,9 @@ func (s *httpStream) get(lastEventID string) (*http.Response, error) {
 // openGet starts the stream of the server's own messages, once. It waits
 // (at most getOpenWait) until the server has answered the GET, so that the
 // stream is open before the client learns that initialize succeeded, and
-// so before notifications/initialized and anything after it; but not when
-// the server at this URL answered the last GET with 405 (no stream): the
-// GET is sent all the same, in case that changed.
+// so before notifications/initialized and anything after it. No GET is
+// sent when the server at this URL answered one with 405 (no stream) less
+// than noGetMemory ago.
 func (s *httpStream) openGet() {
 	s.mu.Lock()
 	if s.getOpen || s.life.Err() != nil {
@@ -825,15 +830,15 @@ func (s *httpStream) openGet() {
 	}
 	s.getOpen = true
 	s.mu.Unlock()
+	if s.knownNoGet() {
+		return
+	}
 	opened := make(chan struct{})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.listen(opened)
 	}()
-	if s.knownNoGet() {
-		return
-	}
 	timer := time.NewTimer(getOpenWait)
 	defer timer.Stop()
 	select {
