@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,16 +71,20 @@ func (s *httpServer) stop() {
 
 // --- the floor: a hand-written net/http client
 
+// It serves many goroutines: ids are atomic and each request has a buffer
+// of its own from a pool.
 type httpFloor struct {
 	url    string
 	client *http.Client
-	id     int
-	buf    []byte
+	id     atomic.Int64
+	bufs   sync.Pool
 }
 
 func connectHTTPFloor(ctx context.Context, url string) (client, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256 // as mcplug's default client: concurrent calls keep their connections
 	f := &httpFloor{url: url, client: &http.Client{Transport: t}}
+	f.bufs.New = func() any { b := make([]byte, 0, 512); return &b }
 	if _, err := f.post(ctx, `"method":"initialize","params":{"protocolVersion":"`+protocol+`","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`, true); err != nil {
 		return nil, err
 	}
@@ -91,16 +97,18 @@ func connectHTTPFloor(ctx context.Context, url string) (client, error) {
 // post sends one message (with an id when request) and returns the answer
 // message: the body of a JSON answer, or the data of an SSE one.
 func (f *httpFloor) post(ctx context.Context, rest string, request bool) ([]byte, error) {
-	f.buf = append(f.buf[:0], `{"jsonrpc":"2.0",`...)
+	bp := f.bufs.Get().(*[]byte)
+	defer f.bufs.Put(bp)
+	buf := append((*bp)[:0], `{"jsonrpc":"2.0",`...)
 	if request {
-		f.id++
-		f.buf = append(f.buf, `"id":`...)
-		f.buf = strconv.AppendInt(f.buf, int64(f.id), 10)
-		f.buf = append(f.buf, ',')
+		buf = append(buf, `"id":`...)
+		buf = strconv.AppendInt(buf, f.id.Add(1), 10)
+		buf = append(buf, ',')
 	}
-	f.buf = append(f.buf, rest...)
-	f.buf = append(f.buf, '}')
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(f.buf))
+	buf = append(buf, rest...)
+	buf = append(buf, '}')
+	*bp = buf
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(buf))
 	if err != nil {
 		return nil, err
 	}

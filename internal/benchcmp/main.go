@@ -15,11 +15,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,16 +46,73 @@ type sdk struct {
 	name        string
 	connect     func(ctx context.Context, exe string) (client, error)
 	connectHTTP func(ctx context.Context, url string) (client, error)
+	// connectMany, when set, is the stdio client for concurrent
+	// scenarios (the floor's is another).
+	connectMany func(ctx context.Context, exe string) (client, error)
+	// servers connects n servers at once, lists their tools and closes
+	// them.
+	servers func(ctx context.Context, exe string, n int) error
 }
 
 // sdks are the clients measured; the first is the floor, the second
 // mcplug.
 var sdks = []sdk{
-	{"floor", connectFloor, connectHTTPFloor},
-	{"mcplug", connectMcplug, connectMcplugHTTP},
-	{"go-sdk", connectGoSDK, connectGoSDKHTTP},
-	{"mcp-go", connectMcpGo, connectMcpGoHTTP},
+	{name: "floor", connect: connectFloor, connectHTTP: connectHTTPFloor, connectMany: connectFloorMux, servers: serversAtOnce(connectFloor)},
+	{name: "mcplug", connect: connectMcplug, connectHTTP: connectMcplugHTTP, servers: mcplugServers},
+	{name: "go-sdk", connect: connectGoSDK, connectHTTP: connectGoSDKHTTP, servers: serversAtOnce(connectGoSDK)},
+	{name: "mcp-go", connect: connectMcpGo, connectHTTP: connectMcpGoHTTP, servers: serversAtOnce(connectMcpGo)},
 }
+
+// serversAtOnce connects n servers with connect from n goroutines, lists
+// their tools, then closes them all, also at once.
+func serversAtOnce(connect func(ctx context.Context, exe string) (client, error)) func(ctx context.Context, exe string, n int) error {
+	return func(ctx context.Context, exe string, n int) error {
+		clients := make([]client, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				c, err := connect(ctx, exe)
+				if err == nil {
+					err = c.listTools(ctx)
+				}
+				clients[i], errs[i] = c, err
+			})
+		}
+		wg.Wait()
+		for _, c := range clients {
+			if c != nil {
+				wg.Go(c.close)
+			}
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+}
+
+// mcplugServers is how a host connects many servers with mcplug: one
+// Manager, whose Connect starts them all at once and lists their tools.
+func mcplugServers(ctx context.Context, exe string, n int) error {
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: quiet, ServerOptions: func(string, *mcp.ServerConfig) *mcp.Options {
+		return &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion} // the peers speak 2025-11-25
+	}})
+	defer m.Close()
+	for i := range n {
+		if err := m.Add(fmt.Sprintf("s%d", i), &mcp.CommandTransport{Command: exec.Command(exe, "serve")}); err != nil {
+			return err
+		}
+	}
+	if err := m.Connect(ctx); err != nil {
+		return err
+	}
+	tools, err := m.Tools(ctx)
+	if err == nil && len(tools) != 2*n {
+		err = fmt.Errorf("%d tools from %d servers", len(tools), n)
+	}
+	return err
+}
+
+var quiet = slog.New(slog.DiscardHandler)
 
 type scenario struct {
 	name string
@@ -61,8 +120,16 @@ type scenario struct {
 	// fresh makes each measurement connect anew (the connect scenario).
 	connect bool
 	size    int
-	// noFloor skips the floor client, which serves one goroutine only.
-	noFloor bool
+	// concurrent runs the floor that serves many goroutines (floorMux
+	// over stdio; the HTTP floor serves many as it is).
+	concurrent bool
+	// p99 reports the 99th percentile of a call's latency instead of the
+	// time per call; run must record each call with latency.
+	p99 bool
+	// servers, when set, connects that many servers at once (each
+	// started, initialized and listed) and closes them: the time is for
+	// all of them.
+	servers int
 	// http, when set, runs the scenario over Streamable HTTP with "json"
 	// or "sse" answers instead of over stdio.
 	http string
@@ -103,19 +170,39 @@ func scenarios() []scenario {
 			}
 		})
 	}
+	parallelLatency := func(b *testing.B, c client) {
+		latencies.reset()
+		b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			mine := make([]time.Duration, 0, 1024)
+			defer func() { latencies.add(mine) }()
+			for pb.Next() {
+				start := time.Now()
+				if _, err := c.call(context.Background(), "echo", echo); err != nil {
+					b.Error(err)
+					return
+				}
+				mine = append(mine, time.Since(start))
+			}
+		})
+	}
 	return []scenario{
 		{name: "sequential call", run: sequential},
-		{name: "64 goroutines", noFloor: true, run: parallel},
+		{name: "64 goroutines", concurrent: true, run: parallel},
+		{name: "64 goroutines, p99 latency of a call", concurrent: true, p99: true, run: parallelLatency},
 		{name: "1 MiB result", run: big(1 << 20), size: 1 << 20},
 		{name: "16 MiB result", run: big(16 << 20), size: 16 << 20},
 		{name: "connect", connect: true},
+		{name: "20 servers connected at once", servers: 20},
 		{name: "HTTP sequential call, JSON answers", http: "json", run: sequential},
 		{name: "HTTP sequential call, SSE answers", http: "sse", run: sequential},
-		{name: "HTTP 64 goroutines, JSON answers", http: "json", noFloor: true, run: parallel},
+		{name: "HTTP 64 goroutines, JSON answers", http: "json", concurrent: true, run: parallel},
 		{name: "HTTP 1 MiB result, JSON", http: "json", run: big(1 << 20), size: 1 << 20},
 		{name: "HTTP connect (initialize, initialized, tools/list)", http: "json", connect: true},
 	}
 }
+
+var spread *bool
 
 type measurement struct {
 	ns, allocs, bytes float64
@@ -137,6 +224,7 @@ func main() {
 		return
 	}
 	rounds := flag.Int("rounds", 3, "interleaved rounds; the median is reported")
+	spread = flag.Bool("spread", false, "also print mcplug ÷ floor for each round")
 	benchtime := flag.Duration("benchtime", time.Second, "time per measurement")
 	only := flag.String("run", "", "only scenarios whose name contains this")
 	testing.Init()
@@ -161,10 +249,6 @@ func main() {
 		results := make([][]measurement, len(sdks))
 		for range *rounds {
 			for i, s := range sdks { // interleaved: every round runs every client
-				if i == 0 && sc.noFloor {
-					results[i] = append(results[i], measurement{err: errNoFloor})
-					continue
-				}
 				results[i] = append(results[i], measure(sc, s, exe))
 			}
 		}
@@ -172,19 +256,63 @@ func main() {
 		for i := range sdks {
 			med[i] = median(results[i])
 		}
-		floor := show(med[0])
-		if sc.noFloor {
-			floor = "–"
-		}
 		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sc.name,
-			floor, show(med[1]), show(med[2]), show(med[3]),
+			show(med[0]), show(med[1]), show(med[2]), show(med[3]),
 			ratioFloor(med[1], med[0]), ratio(med[1], med[2]), ratio(med[1], med[3]),
 			triple(med, func(m measurement) float64 { return m.allocs }),
 			triple(med, func(m measurement) float64 { return m.bytes }))
+		if *spread {
+			fmt.Printf("|   spread of mcplug ÷ floor over the rounds | %s |\n", roundRatios(results[1], results[0]))
+		}
 	}
 }
 
-var errNoFloor = errors.New("the floor client serves one goroutine")
+// roundRatios is mcplug ÷ floor for each round, lowest to highest.
+func roundRatios(ours, floor []measurement) string {
+	var rs []float64
+	for i := range ours {
+		if ours[i].err == nil && floor[i].err == nil {
+			rs = append(rs, ours[i].ns/floor[i].ns)
+		}
+	}
+	slices.Sort(rs)
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%.2f", r))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// latencies gathers the call latencies of a p99 scenario's last run.
+var latencies latencyLog
+
+type latencyLog struct {
+	mu  sync.Mutex
+	all []time.Duration
+}
+
+func (l *latencyLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all = l.all[:0]
+}
+
+func (l *latencyLog) add(d []time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all = append(l.all, d...)
+}
+
+// p99 is the 99th percentile of the latencies gathered.
+func (l *latencyLog) p99() (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.all) == 0 {
+		return 0, false
+	}
+	slices.Sort(l.all)
+	return l.all[len(l.all)*99/100], true
+}
 
 // ratioFloor says how many times the floor's time mcplug takes.
 func ratioFloor(ours, floor measurement) string {
@@ -202,6 +330,21 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 	}()
 	ctx := context.Background()
 	connect, target := s.connect, exe
+	if sc.concurrent && s.connectMany != nil {
+		connect = s.connectMany
+	}
+	if sc.servers > 0 {
+		res := testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.servers(ctx, exe, sc.servers); err != nil {
+					m.err = err
+					b.SkipNow()
+				}
+			}
+		})
+		return result(res, m.err)
+	}
 	if sc.http != "" {
 		srv, err := startHTTPServer(exe, sc.http)
 		if err != nil {
@@ -242,7 +385,15 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 		}()
 		sc.run(b, &checked{client: c, err: &failed})
 	})
-	return result(res, failed)
+	m = result(res, failed)
+	if sc.p99 && m.err == nil {
+		p, ok := latencies.p99()
+		if !ok {
+			return measurement{err: errors.New("no latencies")}
+		}
+		m.ns = float64(p)
+	}
+	return m
 }
 
 // checked records a client's first error, since testing.Benchmark hides it.
