@@ -30,9 +30,13 @@ import (
 // stream that breaks before its response is resumed with a GET carrying
 // Last-Event-ID, after the server's retry delay (bounded backoff). After
 // the handshake a GET stream receives the server's own messages (a 405
-// means the server has none). A failed POST (a 5xx, a dropped connection)
-// fails only its own call. Close sends DELETE for the session, bounded by
-// CloseTimeout.
+// means the server has none, and a new connection to the same URL within
+// a minute sends no GET). A failed POST (a 5xx, a dropped connection) fails
+// only its own call. A call POSTs its request and reads the answer in its
+// own goroutine; notifications and answers to the server's requests are
+// POSTed one at a time, in the order written, by a goroutine the stream
+// owns, and requests do not wait for them. Close lets those already written
+// go out, then sends DELETE for the session, each bounded by CloseTimeout.
 //
 // Server requests that arrive over HTTP (sampling, elicitation, roots) reach
 // the same Options handlers as on stdio; the answers are POSTed back.
@@ -60,11 +64,12 @@ type StreamableHTTPTransport struct {
 	// compatibility section describes.
 	FallbackToSSE bool
 
-	// CloseTimeout bounds the DELETE sent by Close; zero means 2 seconds.
+	// CloseTimeout bounds, in Close, the wait for the notifications already
+	// written and then the DELETE; zero means 2 seconds.
 	CloseTimeout time.Duration
 	// NotifyTimeout bounds the POST of a notification or of an answer to a
-	// server request, which the messages written after it wait for; zero
-	// means 10 seconds.
+	// server request, which the notifications and answers written after it
+	// wait for; zero means 10 seconds.
 	NotifyTimeout time.Duration
 	// MaxMessageSize bounds one message; zero means 64 MiB.
 	MaxMessageSize int

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -21,6 +22,10 @@ import (
 
 // httpConfig is what the HTTP transports share.
 type httpConfig struct {
+	// rawURL parsed: the requests to it share url, which nothing changes.
+	rawURL string
+	url    *url.URL
+
 	client         *http.Client
 	origin         string // scheme://host:port of the server's URL; no redirect leaves it
 	headers        http.Header
@@ -55,6 +60,9 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 	cfg := &httpConfig{headers: sealed(headers), headerFunc: headerFunc, logger: logger, maxMessageSize: max}
 	if u, err := url.Parse(rawURL); err == nil {
 		cfg.origin = originOf(u)
+		if u.Scheme == "http" || u.Scheme == "https" {
+			cfg.rawURL, cfg.url = rawURL, u
+		}
 	}
 	cfg.client = sameOriginClient(client, cfg.origin)
 	return cfg
@@ -128,13 +136,36 @@ var (
 // Header values may be shared with other requests: replace them (Set),
 // do not write into them.
 func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, r)
-	if err != nil {
-		return nil, redactErr(err)
+	var req *http.Request
+	if u == c.rawURL && c.url != nil {
+		// The URL parsed once, as NewRequestWithContext would parse it.
+		req = (&http.Request{
+			Method:     method,
+			URL:        c.url,
+			Proto:      "HTTP/1.1",
+			ProtoMajor: 1,
+			ProtoMinor: 1,
+			Header:     make(http.Header, 4+len(c.headers)),
+			Host:       strings.TrimSuffix(c.url.Host, ":"),
+		}).WithContext(ctx)
+		switch {
+		case body != nil && len(body) == 0:
+			req.Body = http.NoBody
+		case body != nil:
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+	} else {
+		var r io.Reader
+		if body != nil {
+			r = bytes.NewReader(body)
+		}
+		var err error
+		req, err = http.NewRequestWithContext(ctx, method, u, r)
+		if err != nil {
+			return nil, redactErr(err)
+		}
 	}
 	for k, vs := range c.headers {
 		req.Header[k] = vs
