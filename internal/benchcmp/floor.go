@@ -27,25 +27,41 @@ type floorClient struct {
 	line []byte
 }
 
-func connectFloor(ctx context.Context, exe string) (client, error) {
+// startServer starts the bench server process with pipes to it.
+func startServer(ctx context.Context, exe string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, error) {
 	cmd := exec.CommandContext(ctx, exe, "serve")
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, in, bufio.NewReaderSize(out, 64<<10), nil
+}
+
+// The floors' handshake: the initialize request after "method":, and the
+// notification that follows its answer.
+const (
+	floorInitialize  = `"initialize","params":{"protocolVersion":"` + protocol + `","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`
+	floorInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+)
+
+func connectFloor(ctx context.Context, exe string) (client, error) {
+	cmd, in, out, err := startServer(ctx, exe)
+	if err != nil {
 		return nil, err
 	}
-	f := &floorClient{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}
-	if _, err := f.roundTrip(`"initialize","params":{"protocolVersion":"` + protocol + `","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`); err != nil {
+	f := &floorClient{cmd: cmd, in: in, out: out}
+	if _, err := f.roundTrip(floorInitialize); err != nil {
 		f.close()
 		return nil, err
 	}
-	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+	if _, err := io.WriteString(in, floorInitialized); err != nil {
 		f.close()
 		return nil, err
 	}

@@ -30,25 +30,17 @@ type floorMux struct {
 }
 
 func connectFloorMux(ctx context.Context, exe string) (client, error) {
-	cmd := exec.CommandContext(ctx, exe, "serve")
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := startServer(ctx, exe)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	f := &floorMux{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), wait: map[int64]chan []byte{}, done: make(chan struct{})}
+	f := &floorMux{cmd: cmd, in: in, out: out, wait: map[int64]chan []byte{}, done: make(chan struct{})}
 	go f.read()
-	if _, err := f.roundTrip(`"initialize","params":{"protocolVersion":"` + protocol + `","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`); err != nil {
+	if _, err := f.roundTrip(floorInitialize); err != nil {
 		f.close()
 		return nil, err
 	}
-	if err := f.write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+	if err := f.write([]byte(floorInitialized)); err != nil {
 		f.close()
 		return nil, err
 	}
