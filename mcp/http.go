@@ -292,7 +292,8 @@ func (s *httpStream) postRequest(ctx context.Context, b []byte, h http.Header, o
 		return false
 	}
 	// The transport may read the body after the answer has come, so it
-	// gets its own copy.
+	// gets its own copy. top still points into b, which the caller keeps
+	// until postRequest returns; send uses it only until then.
 	x := &exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
 	if ctx.Done() != nil {
 		pctx, cancel := context.WithCancel(ctx)
@@ -645,10 +646,11 @@ func mediaType(v string) string {
 }
 
 // readBody reads the body of resp, up to max+1 bytes: a longer body is
-// over the bound. A body of known length is read into a buffer of its
-// size.
+// over the bound. A small body of known length is read into a buffer of
+// its size; a larger one grows with what arrives, so that a declared
+// length the server does not send costs nothing.
 func readBody(resp *http.Response, max int) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= int64(max) {
+	if n := resp.ContentLength; n >= 0 && n <= int64(min(max, exactRead)) {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(resp.Body, b); err != nil {
 			return nil, err
@@ -657,6 +659,9 @@ func readBody(resp *http.Response, max int) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
 }
+
+// exactRead is the largest declared length readBody allocates at once.
+const exactRead = 64 << 10
 
 // drain reads what follows the response on its SSE stream (normally just
 // the stream's end) so that the connection goes back to the pool instead

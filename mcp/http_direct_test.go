@@ -138,3 +138,19 @@ func TestHTTPServerWithoutGetStreamIsNotAskedAgain(t *testing.T) {
 	}
 	assert.Equal(t, int32(1), gets.Load(), "the server answered the first GET with 405; the next connections send none")
 }
+
+func TestHTTPDeclaredLengthIsNotAllocatedAhead(t *testing.T) {
+	noLeaks(t)
+	srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(60<<20)) // within the 64 MiB bound
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID))
+	}})
+	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+	runtime.ReadMemStats(&after)
+	require.Error(t, err, "the body ends before its declared length")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "bytes allocated for an answer of a few bytes that declares 60 MiB")
+}

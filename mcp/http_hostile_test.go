@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -158,6 +159,16 @@ func TestHTTPBadAnswersFailOnlyTheirCall(t *testing.T) {
 		{"a body that is JSON inside but broken", func(w http.ResponseWriter, m rpcMsg) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[tru]}}`)
+		}},
+		{"a body shorter than its declared length", func(w http.ResponseWriter, m rpcMsg) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID))
+		}},
+		{"a declared length far past what is sent", func(w http.ResponseWriter, m rpcMsg) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(60<<20))
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID))
 		}},
 		{"a response with another id", func(w http.ResponseWriter, m rpcMsg) {
 			writeJSON(w, result(json.RawMessage(`424242`), map[string]any{}))
