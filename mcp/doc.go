@@ -76,9 +76,13 @@
 // calls. Likewise a call over stdio writes its own request when no other
 // write is in progress, as far as the pipe takes it at once; the rest, and
 // writes that meet a write in progress, go out from one writer goroutine
-// per stream. So a call made alone costs no hand-off between goroutines,
-// concurrent calls share system calls, and a server that stops reading
-// cannot block a caller past its ctx. Messages from the server (requests
+// per stream. Over Streamable HTTP each call POSTs its request and reads
+// the answer in its own goroutine; notifications and answers to the server
+// go out from one sender goroutine per stream, and the server's own
+// messages reach the background reader. So a call made alone costs no
+// hand-off between goroutines, concurrent calls share system calls (stdio)
+// or pooled connections (HTTP), and a server that stops reading cannot
+// block a caller past its ctx. Messages from the server (requests
 // such as ping, and notifications) are served in order by one dispatcher
 // goroutine per Connection, never on a goroutine that reads.
 //
