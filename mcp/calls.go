@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -32,35 +33,54 @@ type pendingCall struct {
 
 var pendingPool = sync.Pool{New: func() any { return &pendingCall{ch: make(chan reply, 1)} }}
 
-// pendingCalls maps request ids to the calls waiting for them.
+// pendingCalls maps request ids to the calls waiting for them. The map is
+// split in shards by id, so that the calls registering themselves and the
+// reader delivering responses seldom wait for one another's lock.
 type pendingCalls struct {
+	waiting atomic.Int64 // calls registered and not yet delivered, removed or failed
+	over    atomic.Bool  // fail has been called
+	shards  [pendingShards]pendingShard
+}
+
+const pendingShards = 8
+
+type pendingShard struct {
 	mu     sync.Mutex
 	calls  map[uint64]*pendingCall
-	closed error // set once the connection has ended; later adds fail with it
+	closed error    // set once the connection has ended; later adds fail with it
+	_      [64]byte // a cache line of its own
 }
+
+func (p *pendingCalls) shard(id uint64) *pendingShard { return &p.shards[id%pendingShards] }
 
 // add registers id, or returns the connection's end error.
 func (p *pendingCalls) add(id uint64) (*pendingCall, error) {
 	pc := pendingPool.Get().(*pendingCall)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed != nil {
+	sh := p.shard(id)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.closed != nil {
 		pendingPool.Put(pc)
-		return nil, p.closed
+		return nil, sh.closed
 	}
-	if p.calls == nil {
-		p.calls = map[uint64]*pendingCall{}
+	if sh.calls == nil {
+		sh.calls = map[uint64]*pendingCall{}
 	}
-	p.calls[id] = pc
+	sh.calls[id] = pc
+	p.waiting.Add(1)
 	return pc, nil
 }
 
 // remove forgets id; it reports whether id was still waiting.
 func (p *pendingCalls) remove(id uint64) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, ok := p.calls[id]
-	delete(p.calls, id)
+	sh := p.shard(id)
+	sh.mu.Lock()
+	_, ok := sh.calls[id]
+	delete(sh.calls, id)
+	sh.mu.Unlock()
+	if ok {
+		p.waiting.Add(-1)
+	}
 	return ok
 }
 
@@ -68,43 +88,40 @@ func (p *pendingCalls) remove(id uint64) bool {
 // nobody waits for (late, duplicate or unknown), and how many calls still
 // wait.
 func (p *pendingCalls) deliver(id uint64, r reply) (ok bool, waiting int) {
-	p.mu.Lock()
-	pc, ok := p.calls[id]
-	delete(p.calls, id)
-	waiting = len(p.calls)
-	p.mu.Unlock()
+	sh := p.shard(id)
+	sh.mu.Lock()
+	pc, ok := sh.calls[id]
+	delete(sh.calls, id)
+	sh.mu.Unlock()
 	if ok {
+		p.waiting.Add(-1)
 		pc.ch <- r
 	}
-	return ok, waiting
+	return ok, p.count()
 }
 
 // fail ends every pending call with err and refuses new ones.
 func (p *pendingCalls) fail(err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed != nil {
+	if p.over.Swap(true) {
 		return
 	}
-	p.closed = err
-	for id, pc := range p.calls {
-		pc.ch <- reply{err: err}
-		delete(p.calls, id)
+	for i := range p.shards {
+		sh := &p.shards[i]
+		sh.mu.Lock()
+		sh.closed = err
+		for id, pc := range sh.calls {
+			pc.ch <- reply{err: err}
+			delete(sh.calls, id)
+			p.waiting.Add(-1)
+		}
+		sh.mu.Unlock()
 	}
 }
 
 // count returns how many calls wait.
-func (p *pendingCalls) count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.calls)
-}
+func (p *pendingCalls) count() int { return int(p.waiting.Load()) }
 
-func (p *pendingCalls) ended() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.closed != nil
-}
+func (p *pendingCalls) ended() bool { return p.over.Load() }
 
 // release returns a call whose reply was received to the pool.
 func release(pc *pendingCall) { pendingPool.Put(pc) }

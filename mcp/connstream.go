@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -42,6 +43,8 @@ type connStream struct {
 	c        *Connection
 	readDone chan struct{} // closed when ReadObject has returned its error
 	once     sync.Once
+
+	reading atomic.Bool // reader != noReader, for a look without the lock
 
 	mu          sync.Mutex
 	reader      readerID
@@ -261,7 +264,8 @@ func (s *connStream) dispatch(line []byte, r readerID) bool {
 		if r == background && s.lead && waiting == 0 {
 			s.mu.Lock()
 			if s.reader == background {
-				s.reader, s.idleSince = noReader, time.Now()
+				s.setReader(noReader)
+				s.idleSince = time.Now()
 			}
 			s.mu.Unlock()
 		}
@@ -286,6 +290,9 @@ func (s *connStream) await(ctx context.Context, pc *pendingCall) (reply, error) 
 	if t := s.tryLead(); t != noReader {
 		return s.readFor(ctx, t, pc)
 	}
+	if ctx.Done() == nil {
+		return <-pc.ch, nil
+	}
 	select {
 	case r := <-pc.ch:
 		return r, nil
@@ -294,9 +301,15 @@ func (s *connStream) await(ctx context.Context, pc *pendingCall) (reply, error) 
 	}
 }
 
+// setReader makes r the reader. s.mu is held.
+func (s *connStream) setReader(r readerID) {
+	s.reader = r
+	s.reading.Store(r != noReader)
+}
+
 // tryLead makes the caller the reader, if there is none.
 func (s *connStream) tryLead() readerID {
-	if !s.lead {
+	if !s.lead || s.reading.Load() { // someone reads: no need for the lock
 		return noReader
 	}
 	s.mu.Lock()
@@ -311,7 +324,7 @@ func (s *connStream) tryLead() readerID {
 
 // take makes r the reader. s.mu is held.
 func (s *connStream) take(r readerID) {
-	s.reader = r
+	s.setReader(r)
 	if s.interrupted { // meant for the reader before
 		s.lines.setReadDeadline(time.Time{})
 		s.interrupted = false
@@ -356,11 +369,12 @@ func (s *connStream) letGo(t readerID) {
 		return
 	}
 	if s.end == nil && s.c.pending.count() > 0 {
-		s.reader = background
+		s.setReader(background)
 		s.wakeBackground()
 		return
 	}
-	s.reader, s.idleSince = noReader, time.Now()
+	s.setReader(noReader)
+	s.idleSince = time.Now()
 	if s.bgWait > s.idle { // it backed off during a long call
 		s.bgWait = 0
 		s.wakeBackground()

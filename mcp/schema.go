@@ -120,8 +120,8 @@ func countValues(v any) int {
 // schemaCache holds the compiled outputSchemas of the tools last listed.
 // A schema is compiled when a listing brings a new one, never per call.
 type schemaCache struct {
-	mu     sync.Mutex
-	byTool map[string]toolSchema
+	mu     sync.Mutex // serializes add
+	byTool sync.Map   // tool name → toolSchema; read without a lock by every call
 }
 
 type toolSchema struct {
@@ -133,33 +133,29 @@ type toolSchema struct {
 func (c *schemaCache) add(tools []Tool, logger *slog.Logger) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.byTool == nil {
-		c.byTool = map[string]toolSchema{}
-	}
 	for _, t := range tools {
 		if len(t.OutputSchema) == 0 {
-			delete(c.byTool, t.Name)
+			c.byTool.Delete(t.Name)
 			continue
 		}
-		if old, ok := c.byTool[t.Name]; ok && bytes.Equal(old.raw, t.OutputSchema) {
+		if old, ok := c.byTool.Load(t.Name); ok && bytes.Equal(old.(toolSchema).raw, t.OutputSchema) {
 			continue
 		}
 		s, err := compileSchema("tools/"+t.Name+"/outputSchema", t.OutputSchema)
 		if err != nil {
 			logger.Warn("mcp: tool's outputSchema cannot be used; its results are refused", "tool", t.Name, "err", err)
 		}
-		c.byTool[t.Name] = toolSchema{raw: slices.Clone(t.OutputSchema), schema: s, err: err}
+		c.byTool.Store(t.Name, toolSchema{raw: slices.Clone(t.OutputSchema), schema: s, err: err})
 	}
 }
 
 // validate checks a result of tool against its outputSchema, if it has one.
 func (c *schemaCache) validate(ctx context.Context, tool string, res *CallToolResult) error {
-	c.mu.Lock()
-	ts, ok := c.byTool[tool]
-	c.mu.Unlock()
+	v, ok := c.byTool.Load(tool)
 	if !ok || res.IsError {
 		return nil
 	}
+	ts := v.(toolSchema)
 	if ts.err != nil { // never taken as permissive (SEP-2106)
 		return &OutputSchemaError{Tool: tool, Err: ts.err, Result: res}
 	}
