@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -646,22 +647,38 @@ func mediaType(v string) string {
 }
 
 // readBody reads the body of resp, up to max+1 bytes: a longer body is
-// over the bound. A small body of known length is read into a buffer of
-// its size; a larger one grows with what arrives, so that a declared
-// length the server does not send costs nothing.
+// over the bound. A body of known length up to exactRead is read into one
+// buffer of its size; a longer one into a buffer that starts at exactRead
+// and doubles up to the declared length as the bytes arrive, so that a
+// length declared and not sent costs little.
 func readBody(resp *http.Response, max int) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= int64(min(max, exactRead)) {
-		b := make([]byte, n)
-		if _, err := io.ReadFull(resp.Body, b); err != nil {
+	n := resp.ContentLength
+	if n < 0 || n > int64(max) {
+		return io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
+	}
+	b := make([]byte, 0, min(n, exactRead))
+	for {
+		if len(b) == cap(b) {
+			if int64(len(b)) == n {
+				return b, nil
+			}
+			b = slices.Grow(b, int(min(int64(2*cap(b)), n))-len(b))
+		}
+		m, err := resp.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		switch {
+		case err == io.EOF && int64(len(b)) < n:
+			return nil, io.ErrUnexpectedEOF
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
 			return nil, err
 		}
-		return b, nil
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
 }
 
 // exactRead is the largest declared length readBody allocates at once.
-const exactRead = 64 << 10
+const exactRead = 4 << 20
 
 // drain reads what follows the response on its SSE stream (normally just
 // the stream's end) so that the connection goes back to the pool instead
