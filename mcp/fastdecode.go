@@ -19,8 +19,7 @@ import (
 // different meaning.
 func decodeCallToolResult(raw []byte) (*CallToolResult, error) {
 	res := &CallToolResult{}
-	var room [8]deferredString // most results have a few strings: no allocation for them
-	d := deferredStrings(room[:0])
+	var d deferredStrings // on the stack: most results have a few strings
 	ok := ndjson.Members(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "content":
@@ -139,7 +138,14 @@ func boolField(v []byte, dst *bool) bool {
 }
 
 // deferredStrings are string fields to fill once the walk has succeeded.
-type deferredStrings []deferredString
+// The first few are kept in room, inside the value, which stays on the
+// caller's stack (a slice appended to through a pointer would move it to
+// the heap).
+type deferredStrings struct {
+	n    int
+	room [8]deferredString
+	more []deferredString
+}
 
 type deferredString struct {
 	span []byte
@@ -150,20 +156,32 @@ func (d *deferredStrings) add(v []byte, dst *string) bool {
 	if len(v) < 2 || v[0] != '"' {
 		return string(v) == "null"
 	}
-	*d = append(*d, deferredString{v, dst})
+	if d.n < len(d.room) {
+		d.room[d.n] = deferredString{v, dst}
+		d.n++
+	} else {
+		d.more = append(d.more, deferredString{v, dst})
+	}
 	return true
 }
 
-func (d deferredStrings) run() {
-	for _, s := range d {
-		if b, ok := unquoteInPlace(s.span); ok {
-			if len(b) > 0 {
-				*s.dst = unsafe.String(unsafe.SliceData(b), len(b))
-			}
-			continue
-		}
-		json.Unmarshal(s.span, s.dst) // invalid UTF-8 and other rarities: encoding/json's rules
+func (d *deferredStrings) run() {
+	for _, s := range d.room[:d.n] {
+		s.fill()
 	}
+	for _, s := range d.more {
+		s.fill()
+	}
+}
+
+func (s deferredString) fill() {
+	if b, ok := unquoteInPlace(s.span); ok {
+		if len(b) > 0 {
+			*s.dst = unsafe.String(unsafe.SliceData(b), len(b))
+		}
+		return
+	}
+	json.Unmarshal(s.span, s.dst) // invalid UTF-8 and other rarities: encoding/json's rules
 }
 
 // unquoteInPlace decodes the JSON string literal q (quotes included) into

@@ -127,3 +127,26 @@ func TestPlain8(t *testing.T) {
 		check(b)
 	}
 }
+
+func TestDecodeAllocations(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		src    string
+		allocs float64
+	}{
+		{"a text result: the result and its content slice", `{"content":[{"type":"text","text":"hello from the bench server"}]}`, 2},
+		{"two contents with escapes", `{"content":[{"type":"text","text":"a\nb"},{"type":"text","text":"\u00e9"}],"isError":true}`, 2},
+		{"more strings than fit on the stack", `{"content":[{"type":"text","text":"1"},{"type":"text","text":"2"},{"type":"text","text":"3"},{"type":"text","text":"4"},{"type":"text","text":"5"}]}`, 4}, // and two growths of the overflow
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf := make([]byte, len(tc.src))
+			allocs := testing.AllocsPerRun(100, func() {
+				copy(buf, tc.src)
+				if _, err := decodeCallToolResult(buf); err != nil {
+					t.Fatal(err)
+				}
+			})
+			assert.Equal(t, tc.allocs, allocs)
+		})
+	}
+}
