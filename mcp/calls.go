@@ -71,23 +71,8 @@ func (p *pendingCalls) add(id uint64) (*pendingCall, error) {
 	return pc, nil
 }
 
-// remove forgets id; it reports whether id was still waiting.
-func (p *pendingCalls) remove(id uint64) bool {
-	sh := p.shard(id)
-	sh.mu.Lock()
-	_, ok := sh.calls[id]
-	delete(sh.calls, id)
-	sh.mu.Unlock()
-	if ok {
-		p.waiting.Add(-1)
-	}
-	return ok
-}
-
-// deliver hands r to the call waiting for id. It reports false for an id
-// nobody waits for (late, duplicate or unknown), and how many calls still
-// wait.
-func (p *pendingCalls) deliver(id uint64, r reply) (ok bool, waiting int) {
+// take forgets id and returns its call, if it was still waiting.
+func (p *pendingCalls) take(id uint64) (*pendingCall, bool) {
 	sh := p.shard(id)
 	sh.mu.Lock()
 	pc, ok := sh.calls[id]
@@ -95,6 +80,22 @@ func (p *pendingCalls) deliver(id uint64, r reply) (ok bool, waiting int) {
 	sh.mu.Unlock()
 	if ok {
 		p.waiting.Add(-1)
+	}
+	return pc, ok
+}
+
+// remove forgets id; it reports whether id was still waiting.
+func (p *pendingCalls) remove(id uint64) bool {
+	_, ok := p.take(id)
+	return ok
+}
+
+// deliver hands r to the call waiting for id. It reports false for an id
+// nobody waits for (late, duplicate or unknown), and how many calls still
+// wait.
+func (p *pendingCalls) deliver(id uint64, r reply) (ok bool, waiting int) {
+	pc, ok := p.take(id)
+	if ok {
 		pc.ch <- r
 	}
 	return ok, p.count()
