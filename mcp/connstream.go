@@ -59,7 +59,7 @@ type connStream struct {
 	timer       *time.Timer // the background reader's; only it uses the timer
 
 	poster directPoster     // the Stream, when it answers the writer of a request
-	own    func(msg []byte) // routes a response a call read itself
+	own    func(ndjson.Top) // routes a response a call read itself
 }
 
 // A readerID names the goroutine that reads: a call's ticket, or one of
@@ -104,7 +104,7 @@ type lineIO interface {
 // answer in its own goroutine. postRequest reports false, having sent
 // nothing, when the request must be written as any other message.
 type directPoster interface {
-	postRequest(ctx context.Context, b []byte, h http.Header, own func(msg []byte)) bool
+	postRequest(ctx context.Context, b []byte, h http.Header, own func(ndjson.Top)) bool
 }
 
 // rawReader is a Stream that holds whole messages, each its own slice (the
@@ -130,8 +130,8 @@ func newConnStream(s Stream, c *Connection) *connStream {
 	}
 	if p, ok := s.(directPoster); ok {
 		cs.poster = p
-		cs.own = func(msg []byte) {
-			if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() {
+		cs.own = func(top ndjson.Top) {
+			if top.IsResponse() {
 				c.route(top, true)
 			}
 		}

@@ -144,9 +144,9 @@ type exchange struct {
 	b     []byte
 	top   ndjson.Top
 	extra http.Header // the request's own headers (Mcp-Param-*), when given
-	// own, when set, takes the response to the request if it is the first
-	// message back; everything else goes to ReadObject, in order.
-	own func(msg []byte)
+	// own, when set, takes the response to the request, scanned, if it is
+	// the first message back; everything else goes to ReadObject, in order.
+	own func(ndjson.Top)
 	n   int // messages delivered so far
 }
 
@@ -274,14 +274,14 @@ func (s *httpStream) WriteObject(obj any) error {
 }
 
 // postRequest sends request b (no newline) in the caller's goroutine and
-// reads its answer there, handing the response to own: no goroutine
+// reads its answer there, handing the response, scanned, to own: no goroutine
 // stands between a call and its POST. h are the request's own headers. It
 // reports false, having sent nothing, when b must take the queue instead:
 // before the handshake is answered, or on the legacy transport.
 //
 // ctx bounds the POST: when it ends, the POST ends and nothing is
 // delivered (the Connection then sends notifications/cancelled).
-func (s *httpStream) postRequest(ctx context.Context, b []byte, h http.Header, own func(msg []byte)) bool {
+func (s *httpStream) postRequest(ctx context.Context, b []byte, h http.Header, own func(ndjson.Top)) bool {
 	if s.life.Err() != nil {
 		return false
 	}
@@ -414,7 +414,7 @@ func (s *httpStream) send(x *exchange) {
 			return
 		}
 		if isRequest(top) {
-			s.reply(x, errorResponse(top.ID, err)) // only this call fails
+			s.replyMsg(x, errorResponse(top.ID, err)) // only this call fails
 			return
 		}
 		s.cfg.logger.Warn("mcp: http post failed", "err", err)
@@ -471,7 +471,7 @@ func (s *httpStream) send(x *exchange) {
 			initialize := string(top.Method) == `"initialize"`
 			switch {
 			case isRPC && (!initialize || modernCode(rpcErr)):
-				s.reply(x, withID(top.ID, rpcErr))
+				s.replyMsg(x, withID(top.ID, rpcErr))
 			case s.t.FallbackToSSE && initialize && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405):
 				s.fallback(b, fail)
 			default:
@@ -494,16 +494,24 @@ func (s *httpStream) send(x *exchange) {
 	}
 }
 
-// reply hands over the response to x's request: to x.own when it is the
-// first message back, else to ReadObject after what came before it.
-func (s *httpStream) reply(x *exchange, msg []byte) {
+// reply hands over msg, the response to x's request, scanned as top: to
+// x.own when it is the first message back, else to ReadObject after what
+// came before it.
+func (s *httpStream) reply(x *exchange, msg []byte, top ndjson.Top) {
 	if x.own != nil && x.n == 0 {
 		x.n++
-		x.own(msg)
+		x.own(top)
 		return
 	}
 	x.n++
 	s.deliver(msg)
+}
+
+// replyMsg is reply for a response made here (an error standing for a
+// failed exchange), not yet scanned.
+func (s *httpStream) replyMsg(x *exchange, msg []byte) {
+	top, _ := ndjson.ScanTop(msg)
+	s.reply(x, msg, top)
 }
 
 // hadSession reports whether the request of resp carried a session id.
@@ -706,7 +714,7 @@ func (s *httpStream) answer(b []byte, x *exchange, fail func(error)) {
 	case isRequest(top) && !(got.IsResponse() && bytes.Equal(got.ID, top.ID)):
 		fail(fmt.Errorf("%w: the http answer to request %s is not its response (id %s)", ErrBadResult, top.ID, previewQuoted(got.ID)))
 	case isRequest(top):
-		s.reply(x, b)
+		s.reply(x, b, got)
 	default:
 		s.deliver(b)
 	}
@@ -744,7 +752,7 @@ func (s *httpStream) readEvents(r io.Reader, x *exchange) (done bool, last strin
 		// Decide before delivering: the message belongs to its reader
 		// from then on (a result is decoded in place).
 		if isRequest(x.top) && top.IsResponse() && bytes.Equal(top.ID, x.top.ID) {
-			s.reply(x, ev.data)
+			s.reply(x, ev.data, top)
 			done = true
 			return false // the response is in: this stream has served its purpose
 		}

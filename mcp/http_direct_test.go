@@ -154,3 +154,28 @@ func TestHTTPDeclaredLengthIsNotAllocatedAhead(t *testing.T) {
 	require.Error(t, err, "the body ends before its declared length")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "bytes allocated for an answer of a few bytes that declares 60 MiB")
 }
+
+func TestHTTPRequestDoesNotWaitForANotification(t *testing.T) {
+	noLeaks(t)
+	callArrived := make(chan struct{})
+	var once sync.Once
+	srv := scriptedServer(t, &scripted{
+		notify: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			select { // the notification is answered only once the call has arrived
+			case <-callArrived:
+				w.WriteHeader(http.StatusAccepted)
+			case <-r.Context().Done():
+			}
+		},
+		call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
+			once.Do(func() { close(callArrived) })
+			writeJSON(w, result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}))
+		},
+	})
+	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
+	ctx := ctxTimeout(t, 5*time.Second)
+	require.NoError(t, c.Notify(ctx, "notifications/progress", map[string]any{"progressToken": 1, "progress": 1}))
+	res, err := c.CallTool(ctxTimeout(t, 2*time.Second), "x", nil)
+	require.NoError(t, err, "the call was held behind the notification's POST")
+	assert.Equal(t, "ok", res.Text())
+}

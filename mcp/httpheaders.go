@@ -191,16 +191,20 @@ func headerValue(s string) string {
 // params (the arguments of a tool call, say).
 func setStandardHeaders(h http.Header, method, params []byte) {
 	var m string
+	value, known := []string(nil), false
 	if inner, ok := plainJSONString(method); ok {
-		if v, ok := methodHeaders[string(inner)]; ok {
-			m = v[0]
+		if value, known = methodHeaders[string(inner)]; known {
+			m = value[0]
 		} else {
 			m = string(inner)
 		}
 	} else if json.Unmarshal(method, &m) != nil {
 		return
 	}
-	h["Mcp-Method"] = methodHeader(m)
+	if !known {
+		value = []string{m}
+	}
+	h["Mcp-Method"] = value
 	var key string
 	switch m {
 	case "tools/call", "prompts/get":
@@ -251,13 +255,6 @@ var methodHeaders = func() map[string][]string {
 	}
 	return m
 }()
-
-func methodHeader(method string) []string {
-	if v, ok := methodHeaders[method]; ok {
-		return v
-	}
-	return []string{method}
-}
 
 // errHeaders is the error of a tool call whose arguments cannot be
 // mirrored into the headers the tool's schema asks for.
