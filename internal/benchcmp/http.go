@@ -29,7 +29,8 @@ import (
 // loopback TCP.
 
 // serveHTTP runs the bench HTTP server ("json" or "sse" answers) on a
-// loopback port and prints its URL.
+// loopback port and prints its URL. Then, for each line read from stdin,
+// it prints how many TCP connections clients have opened so far.
 func serveHTTP(mode string) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -37,34 +38,66 @@ func serveHTTP(mode string) error {
 	}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	os.Stdout.Sync()
-	return http.Serve(ln, testproc.BenchHTTP(mode == "sse"))
+	var conns atomic.Int64
+	go func() {
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			fmt.Println(conns.Load())
+		}
+	}()
+	srv := &http.Server{Handler: testproc.BenchHTTP(mode == "sse"), ConnState: func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}}
+	return srv.Serve(ln)
 }
 
 // httpServer is a bench HTTP server child process.
 type httpServer struct {
 	url string
 	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
 }
 
 func startHTTPServer(exe, mode string) (*httpServer, error) {
 	cmd := exec.Command(exe, "serve-http", mode)
-	out, err := cmd.StdoutPipe()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	line, err := bufio.NewReader(out).ReadString('\n')
+	out := bufio.NewReader(stdout)
+	line, err := out.ReadString('\n')
 	if err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
 		return nil, fmt.Errorf("bench http server: %w", err)
 	}
-	return &httpServer{url: strings.TrimSpace(line), cmd: cmd}, nil
+	return &httpServer{url: strings.TrimSpace(line), cmd: cmd, in: in, out: out}, nil
+}
+
+// conns asks the server how many TCP connections clients have opened.
+func (s *httpServer) conns() (int64, error) {
+	if _, err := io.WriteString(s.in, "?\n"); err != nil {
+		return 0, err
+	}
+	line, err := s.out.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(line), 10, 64)
 }
 
 func (s *httpServer) stop() {
+	s.in.Close()
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
 }

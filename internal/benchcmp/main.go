@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,6 +207,7 @@ var spread *bool
 
 type measurement struct {
 	ns, allocs, bytes float64
+	conns             float64 // new TCP connections per 1,000 calls after the first; -1: not counted
 	err               error
 }
 
@@ -261,6 +263,17 @@ func main() {
 			ratioFloor(med[1], med[0]), ratio(med[1], med[2]), ratio(med[1], med[3]),
 			triple(med, func(m measurement) float64 { return m.allocs }),
 			triple(med, func(m measurement) float64 { return m.bytes }))
+		if med[1].err == nil && med[1].conns >= 0 {
+			var parts []string
+			for _, m := range med {
+				if m.err != nil || m.conns < 0 {
+					parts = append(parts, "–")
+					continue
+				}
+				parts = append(parts, fmt.Sprintf("%.1f", m.conns))
+			}
+			fmt.Printf("|   new TCP connections per 1,000 calls after the first (floor / mcplug / go-sdk / mcp-go) | %s |\n", strings.Join(parts, " / "))
+		}
 		if *spread {
 			fmt.Printf("|   spread of mcplug ÷ floor over the rounds | %s |\n", roundRatios(results[1], results[0]))
 		}
@@ -330,6 +343,7 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 	}()
 	ctx := context.Background()
 	connect, target := s.connect, exe
+	var srv *httpServer
 	if sc.concurrent && s.connectMany != nil {
 		connect = s.connectMany
 	}
@@ -346,8 +360,8 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 		return result(res, m.err)
 	}
 	if sc.http != "" {
-		srv, err := startHTTPServer(exe, sc.http)
-		if err != nil {
+		var err error
+		if srv, err = startHTTPServer(exe, sc.http); err != nil {
 			return measurement{err: err}
 		}
 		defer srv.stop()
@@ -375,6 +389,18 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 		return measurement{err: err}
 	}
 	defer c.close()
+	// Connections are counted after the first call: from then on a client
+	// should need no new one.
+	var connsBefore int64
+	if srv != nil {
+		if _, err := c.call(ctx, "echo", map[string]any{"text": "hi"}); err != nil {
+			return measurement{err: err}
+		}
+		if connsBefore, err = srv.conns(); err != nil {
+			return measurement{err: err}
+		}
+	}
+	chk := &checked{client: c}
 	var failed error
 	res := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
@@ -383,9 +409,19 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 				failed = fmt.Errorf("failed")
 			}
 		}()
-		sc.run(b, &checked{client: c, err: &failed})
+		sc.run(b, chk)
 	})
+	if err := chk.firstErr(); err != nil {
+		failed = err
+	}
 	m = result(res, failed)
+	if srv != nil && m.err == nil {
+		after, err := srv.conns()
+		if err != nil {
+			return measurement{err: err}
+		}
+		m.conns = float64(after-connsBefore) * 1000 / float64(max(1, chk.calls.Load()))
+	}
 	if sc.p99 && m.err == nil {
 		p, ok := latencies.p99()
 		if !ok {
@@ -396,18 +432,32 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 	return m
 }
 
-// checked records a client's first error, since testing.Benchmark hides it.
+// checked records a client's first error, since testing.Benchmark hides
+// it, and counts the calls.
 type checked struct {
 	client
-	err *error
+	mu    sync.Mutex
+	err   error
+	calls atomic.Int64
 }
 
 func (c *checked) call(ctx context.Context, tool string, args map[string]any) (int, error) {
+	c.calls.Add(1)
 	n, err := c.client.call(ctx, tool, args)
-	if err != nil && *c.err == nil {
-		*c.err = err
+	if err != nil {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = err
+		}
+		c.mu.Unlock()
 	}
 	return n, err
+}
+
+func (c *checked) firstErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }
 
 func result(r testing.BenchmarkResult, err error) measurement {
@@ -417,7 +467,7 @@ func result(r testing.BenchmarkResult, err error) measurement {
 		}
 		return measurement{err: err}
 	}
-	return measurement{ns: float64(r.NsPerOp()), allocs: float64(r.AllocsPerOp()), bytes: float64(r.AllocedBytesPerOp())}
+	return measurement{ns: float64(r.NsPerOp()), allocs: float64(r.AllocsPerOp()), bytes: float64(r.AllocedBytesPerOp()), conns: -1}
 }
 
 func median(ms []measurement) measurement {
