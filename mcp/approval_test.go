@@ -38,18 +38,28 @@ func TestProjectServersNeedApproval(t *testing.T) {
 			"home/.claude/settings.json": `{"enabledMcpjsonServers": ["proj"]}`}, mcp.Approved},
 		{"enableAllProjectMcpServers in the user's settings", map[string]string{
 			"home/.claude/settings.json": `{"enableAllProjectMcpServers": true}`}, mcp.Approved},
-		{"the user's local settings of the project", map[string]string{
+		{"the project's local settings approve nothing in a workspace not trusted", map[string]string{
+			"project/.claude/settings.local.json": `{"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["proj"]}`}, mcp.ApprovalPending},
+		{"the project's local settings in a trusted workspace", map[string]string{
+			"home/.claude.json":                   `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true}}}`,
 			"project/.claude/settings.local.json": `{"enabledMcpjsonServers": ["proj"]}`}, mcp.Approved},
-		{"the project's entry in ~/.claude.json", map[string]string{
-			"home/.claude.json": `{"projects": {"PROJECT": {"enabledMcpjsonServers": ["proj"]}}}`}, mcp.Approved},
+		{"the project's entry in ~/.claude.json approves nothing in a workspace not trusted", map[string]string{
+			"home/.claude.json": `{"projects": {"PROJECT": {"enabledMcpjsonServers": ["proj"]}}}`}, mcp.ApprovalPending},
+		{"the project's entry in ~/.claude.json in a trusted workspace", map[string]string{
+			"home/.claude.json": `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}}}`}, mcp.Approved},
+		{"a trust flag the project ships counts for nothing", map[string]string{
+			"project/.claude/settings.local.json": `{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}`,
+			"project/.claude/settings.json":       `{"hasTrustDialogAccepted": true}`,
+			"project/.claude.json":                `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}}}`}, mcp.ApprovalPending},
 		{"a rejection wins", map[string]string{
 			"home/.claude/settings.json":          `{"enableAllProjectMcpServers": true}`,
+			"home/.claude.json":                   `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true}}}`,
 			"project/.claude/settings.local.json": `{"disabledMcpjsonServers": ["proj"]}`}, mcp.Rejected},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			home, project, _ := projectWithServer(t)
-			abs, _ := filepath.Abs(project)
+			abs, _ := filepath.EvalSymlinks(project)
 			for path, content := range tt.files {
 				dir, rel, _ := strings.Cut(path, "/")
 				base := home
@@ -129,6 +139,7 @@ func TestManagerStartsNoUnapprovedProjectServer(t *testing.T) {
 
 func TestSaveApproval(t *testing.T) {
 	_, project, _ := projectWithServer(t)
+	require.NoError(t, mcp.SaveTrust(project))
 	local := filepath.Join(project, ".claude", "settings.local.json")
 	writeFile(t, local, `{"permissions": {"allow": ["Bash"]}, "disabledMcpjsonServers": ["proj", "other"]}`)
 	require.NoError(t, mcp.SaveApproval(project, "proj", true))
@@ -153,11 +164,11 @@ func TestSaveApproval(t *testing.T) {
 func TestConfigScopes(t *testing.T) {
 	home, project := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
-	abs, _ := filepath.Abs(project)
+	abs, _ := filepath.EvalSymlinks(project)
 	writeFile(t, filepath.Join(home, ".claude.json"), `{
 		"mcpServers": {"everywhere": {"command": "user-claude-json"}, "mine": {"command": "mine"}},
 		"projects": {"`+abs+`": {"mcpServers": {"everywhere": {"command": "local"}, "private": {"command": "p"}}}}}`)
-	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"mcpServers": {"settings": {"command": "s"}, "shared": {"command": "user-version"}}}`)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledMcpjsonServers": ["shared"], "mcpServers": {"settings": {"command": "s"}, "shared": {"command": "user-version"}}}`)
 	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"everywhere": {"command": "project"}, "shared": {"command": "project-version"}}}`)
 	cfg, err := mcp.LoadConfig(project)
 	require.NoError(t, err)

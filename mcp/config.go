@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Server types of a config entry.
@@ -40,9 +39,11 @@ type ServerConfig struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// HeadersHelper is a shell command whose standard output, a JSON
 	// object of strings, gives more headers for an http or sse server. It
-	// runs (in ProjectDir, if set) each time the server is connected,
-	// bounded by 10 seconds; its output is never logged or quoted in an
-	// error.
+	// runs with sh -c in WorkDir each time the server is connected, bounded
+	// by 10 seconds and 64 KiB of output (ErrHeadersHelper; its process
+	// group is killed at either bound, and when the connecting ends). Its
+	// output is never logged or quoted in an error. A project entry's
+	// helper runs only in a trusted workspace.
 	HeadersHelper string `json:"headersHelper,omitempty"`
 	// Disabled servers are listed in Status but never started.
 	Disabled bool `json:"disabled,omitempty"`
@@ -61,11 +62,24 @@ type ServerConfig struct {
 	// Warnings are notes about the entry, such as a project entry that
 	// replaces a user's server of the same name.
 	Warnings []string `json:"-"`
-	// ProjectDir is the absolute project directory of a config from
-	// LoadConfig (empty otherwise). A stdio server runs there unless Cwd
-	// says otherwise (a relative Cwd or command is taken from there), with
+	// ProjectDir is the project directory of a config from LoadConfig
+	// (Workspace.Dir; empty otherwise). A stdio server runs with
 	// CLAUDE_PROJECT_DIR set to it, as Claude Code runs it.
 	ProjectDir string `json:"-"`
+	// WorkDir is where a stdio server and a headersHelper run unless Cwd
+	// says otherwise; a relative Cwd or command is taken from there. Empty
+	// means ProjectDir, or the program's own directory. LoadConfig sets
+	// it to ProjectDir for the project's servers and, in a trusted
+	// workspace, for the user's own too; the user's servers of a workspace
+	// that is not trusted run in the user's home directory instead (the
+	// file system's root when home is inside the workspace), so that
+	// `npx`, `uvx` or a relative command cannot pick up what a repository
+	// ships.
+	WorkDir string `json:"-"`
+	// trusted: the entry is LoadConfig's and its workspace is trusted, or
+	// it is the program's own; a project entry's headersHelper runs only
+	// then.
+	trusted bool
 
 	// Extra keeps the entry's fields this package does not know.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -136,6 +150,12 @@ const (
 type Config struct {
 	Servers map[string]*ServerConfig
 	Errors  []*ConfigError // problems that are not one server's: unreadable or malformed files
+	// Workspace is the project LoadConfig read the config for, and whether
+	// it is trusted; nil for a config the program read itself
+	// (ParseConfig, LoadConfigFile), which it trusts.
+	Workspace *Workspace
+
+	layers *layers // LoadConfig's scopes, before they were merged
 }
 
 // Names returns the server names, sorted.
@@ -205,119 +225,217 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 
 // ConfigFiles returns the files LoadConfig reads servers from, in order of
 // precedence, lowest first: ~/.claude.json (its top-level mcpServers),
-// ~/.claude/settings.json, <project>/.claude/settings.json,
-// <project>/.mcp.json, and ~/.claude.json again for the project's own
-// entry (local scope).
-func ConfigFiles(project string) []string {
+// ~/.claude/settings.json, <dir>/.claude/settings.json, the .mcp.json of
+// every directory from the file system's root down to dir, and
+// ~/.claude.json again for the project's own entries (local scope). dir
+// is taken as LoadConfig takes it (absolute, symlinks resolved).
+func ConfigFiles(dir string) []string {
 	var files []string
 	home, err := os.UserHomeDir()
 	if err == nil {
 		files = append(files, filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json"))
 	}
-	files = append(files,
-		filepath.Join(project, ".claude", "settings.json"),
-		filepath.Join(project, ".mcp.json"))
+	if ws, werr := findWorkspace(dir); werr == nil {
+		dir = ws.Dir
+	}
+	files = append(files, filepath.Join(dir, ".claude", "settings.json"))
+	files = append(files, mcpJSONFiles(dir)...)
 	if err == nil {
 		files = append(files, filepath.Join(home, ".claude.json"))
 	}
 	return files
 }
 
+// mcpJSONFiles are the .mcp.json files Claude Code reads for dir: those
+// of the root and of every directory down to dir, the nearer last.
+func mcpJSONFiles(dir string) []string {
+	var files []string
+	for p := dir; ; {
+		files = append(files, filepath.Join(p, ".mcp.json"))
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	slices.Reverse(files)
+	return files
+}
+
 // LoadConfig reads the config files of a project directory the way Claude
-// Code does. Scopes, highest precedence first:
+// Code does. dir is made absolute and its symlinks resolved; the project
+// root is the git work tree holding it, or dir itself (see Workspace).
+// Scopes, highest precedence first:
 //
-//   - local: ~/.claude.json, "projects" → <absolute project path> →
-//     "mcpServers";
-//   - project: <project>/.mcp.json, then <project>/.claude/settings.json;
-//   - user: ~/.claude/settings.json, then ~/.claude.json's top-level
-//     "mcpServers".
+//   - local: ~/.claude.json, "projects" → <dir> or <root> → "mcpServers"
+//     (dir's entry wins);
+//   - project: the .mcp.json of dir and of each of its parents up to the
+//     file system's root (the nearer wins), then <dir>/.claude/settings.json
+//     (which Claude Code does not read);
+//   - user: ~/.claude/settings.json (which Claude Code does not read for
+//     servers), then ~/.claude.json's top-level "mcpServers".
 //
-// A server of a higher scope replaces one of the same name (a project entry
-// that replaces a user's server carries a warning). Missing files are
-// skipped; in settings.json files only "mcpServers" is read.
+// A server of a higher scope replaces one of the same name, with one
+// exception: a project entry that is not approved never replaces the
+// user's server of the same name, which is kept with a warning that says
+// which entry was passed over and why. Missing files are skipped; a file
+// that is not a regular file, or is larger than its bound, is an error of
+// that file (ErrNotRegularFile, ErrFileTooLarge) and is not read. In
+// settings.json files only "mcpServers" is read.
 //
-// Project servers come with the project, so they need the user's approval:
-// each one's Approval is read from the user's own files only, never from
-// the project's shared ones: "enableAllProjectMcpServers",
-// "enabledMcpjsonServers" and "disabledMcpjsonServers" in
-// ~/.claude/settings.json, <project>/.claude/settings.local.json and
-// ~/.claude.json's entry for the project (a rejection wins). A Manager does
-// not start a project server that is not approved (see
-// ManagerOptions.ApproveServer and Manager.Approve).
+// Project servers come with the project, so they need the user's
+// approval: "enableAllProjectMcpServers", "enabledMcpjsonServers" and
+// "disabledMcpjsonServers" (a rejection wins) in ~/.claude/settings.json,
+// and, only when the workspace is trusted (Workspace.Trusted), in
+// .claude/settings.local.json of dir and root and in ~/.claude.json's
+// entries for dir and root. Nothing that a repository can ship approves
+// its servers or makes its workspace trusted. A Manager does not start a
+// project server that is not approved (see ManagerOptions.ApproveServer,
+// ManagerOptions.TrustWorkspace and Manager.Approve).
 //
 // The returned Config is never nil, also when some file or entry is bad;
 // the error is Config.Err().
-func LoadConfig(project string) (*Config, error) {
-	cfg := &Config{Servers: map[string]*ServerConfig{}}
-	abs, err := filepath.Abs(project)
+func LoadConfig(dir string) (*Config, error) {
+	ws, err := findWorkspace(dir)
 	if err != nil {
-		abs = project
+		cfg := &Config{Servers: map[string]*ServerConfig{}, Errors: []*ConfigError{{File: dir, Err: err}}}
+		return cfg, cfg.Err()
+	}
+	l := &layers{ws: ws, user: newConfig(), project: newConfig(), local: newConfig()}
+	read := func(path string, max int64) []byte {
+		b, err := readConfigFile(path, max)
+		if err != nil {
+			l.errors = append(l.errors, &ConfigError{File: path, Err: err})
+		}
+		return b
 	}
 	home, homeErr := os.UserHomeDir()
-	var claudeJSON map[string]json.RawMessage // ~/.claude.json
-	var approvals approvalSettings
-	read := func(path string) ([]byte, bool) {
-		b, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, false
-		}
-		if err != nil {
-			cfg.Errors = append(cfg.Errors, &ConfigError{File: path, Err: err})
-			return nil, false
-		}
-		return b, true
-	}
-	add := func(c *Config, scope Scope) {
-		for _, sc := range c.Servers {
-			sc.Scope = scope
-		}
-		cfg.Merge(c)
-	}
-	var localEntry json.RawMessage
 	if homeErr == nil {
+		l.home = home
 		path := filepath.Join(home, ".claude.json")
-		if b, ok := read(path); ok {
-			if err := json.Unmarshal(b, &claudeJSON); err != nil {
-				cfg.Errors = append(cfg.Errors, &ConfigError{File: path, Err: fmt.Errorf("not a JSON object: %w", err)})
+		if b := read(path, maxUserFileSize); b != nil {
+			var top struct {
+				MCPServers json.RawMessage            `json:"mcpServers"`
+				Projects   map[string]json.RawMessage `json:"projects"`
+			}
+			if err := json.Unmarshal(b, &top); err != nil {
+				l.errors = append(l.errors, &ConfigError{File: path, Err: fmt.Errorf("not a JSON object: %w", err)})
 			} else {
-				if raw, ok := claudeJSON["mcpServers"]; ok {
-					add(parseServers(raw, path), ScopeUser)
+				if top.MCPServers != nil {
+					l.user.Merge(parseServers(top.MCPServers, path))
 				}
-				var projects map[string]json.RawMessage
-				json.Unmarshal(claudeJSON["projects"], &projects)
-				localEntry = projects[abs]
-				approvals.read(localEntry)
+				for _, key := range ws.keys() {
+					entry := top.Projects[key]
+					var e struct {
+						Trusted    bool            `json:"hasTrustDialogAccepted"`
+						MCPServers json.RawMessage `json:"mcpServers"`
+					}
+					if entry == nil || json.Unmarshal(entry, &e) != nil {
+						continue
+					}
+					ws.Trusted = ws.Trusted || e.Trusted
+					l.workspaceApprovals.read(entry)
+					if e.MCPServers != nil {
+						l.local.Merge(parseServers(e.MCPServers, path+" (project "+key+")"))
+					}
+				}
 			}
 		}
 		path = filepath.Join(home, ".claude", "settings.json")
-		if b, ok := read(path); ok {
-			add(parseConfig(b, path, true), ScopeUser)
-			approvals.read(b)
+		if b := read(path, maxUserFileSize); b != nil {
+			l.user.Merge(parseConfig(b, path, true))
+			l.userApprovals.read(b)
 		}
 	}
-	for _, path := range []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".mcp.json")} {
-		if b, ok := read(path); ok {
-			add(parseConfig(b, path, filepath.Base(path) == "settings.json"), ScopeProject)
+	if b := read(filepath.Join(ws.Dir, ".claude", "settings.json"), maxProjectFileSize); b != nil {
+		l.project.Merge(parseConfig(b, filepath.Join(ws.Dir, ".claude", "settings.json"), true))
+	}
+	for _, path := range mcpJSONFiles(ws.Dir) {
+		if b := read(path, maxProjectFileSize); b != nil {
+			l.project.Merge(parseConfig(b, path, false))
 		}
 	}
-	if b, ok := read(filepath.Join(project, ".claude", "settings.local.json")); ok {
-		approvals.read(b)
-	}
-	if localEntry != nil {
-		var entry struct {
-			MCPServers json.RawMessage `json:"mcpServers"`
-		}
-		if json.Unmarshal(localEntry, &entry) == nil && entry.MCPServers != nil {
-			add(parseServers(entry.MCPServers, filepath.Join(home, ".claude.json")+" (project "+abs+")"), ScopeLocal)
+	for _, key := range ws.keys() {
+		if b := read(filepath.Join(key, ".claude", "settings.local.json"), maxProjectFileSize); b != nil {
+			l.workspaceApprovals.read(b)
 		}
 	}
-	for _, sc := range cfg.Servers {
-		sc.ProjectDir = abs
-		if sc.Scope == ScopeProject {
-			sc.Approval = approvals.decide(sc.Name)
+	for _, c := range []struct {
+		cfg   *Config
+		scope Scope
+	}{{l.user, ScopeUser}, {l.project, ScopeProject}, {l.local, ScopeLocal}} {
+		for _, sc := range c.cfg.Servers {
+			sc.Scope = c.scope
 		}
+		l.errors = append(l.errors, c.cfg.Errors...)
 	}
+	cfg := l.resolve(ws.Trusted)
 	return cfg, cfg.Err()
+}
+
+func newConfig() *Config { return &Config{Servers: map[string]*ServerConfig{}} }
+
+// layers are the scopes of a LoadConfig before they are merged, kept so
+// that a Manager can merge them again once the workspace is trusted.
+type layers struct {
+	ws                   *Workspace
+	home                 string
+	user, project, local *Config
+	userApprovals        approvalSettings // the user's own: ~/.claude/settings.json
+	workspaceApprovals   approvalSettings // count only in a trusted workspace
+	errors               []*ConfigError
+}
+
+// resolve merges the layers into a new Config, its entries copies, as the
+// workspace's trust (trusted) decides.
+func (l *layers) resolve(trusted bool) *Config {
+	ws := *l.ws
+	ws.Trusted = trusted
+	approvals := l.userApprovals.merged(nil)
+	if trusted {
+		approvals = approvals.merged(&l.workspaceApprovals)
+	}
+	cfg := &Config{Servers: map[string]*ServerConfig{}, Errors: slices.Clone(l.errors), Workspace: &ws, layers: l}
+	names := map[string]bool{}
+	for _, c := range []*Config{l.user, l.project, l.local} {
+		for name := range c.Servers {
+			names[name] = true
+		}
+	}
+	for name := range names {
+		user, project, local := l.user.Servers[name], l.project.Servers[name], l.local.Servers[name]
+		var pick ServerConfig
+		var warnings []string
+		approval := approvals.decide(name)
+		switch {
+		case local != nil:
+			pick = *local
+		case project != nil && (approval == Approved || user == nil):
+			pick = *project
+			pick.Approval = approval
+			if user != nil {
+				warnings = append(warnings, fmt.Sprintf("this project entry (%s) replaces the user server of the same name from %s", project.Source, user.Source))
+			}
+		case project != nil:
+			pick = *user
+			why := "it is not approved"
+			if approval == Rejected {
+				why = "it is rejected in the user's settings"
+			}
+			warnings = append(warnings, fmt.Sprintf("the project entry of the same name in %s was passed over: %s", project.Source, why))
+		default:
+			pick = *user
+		}
+		pick.Warnings = append(slices.Clone(pick.Warnings), warnings...)
+		pick.ProjectDir = ws.Dir
+		pick.WorkDir = ws.Dir
+		if pick.Scope != ScopeProject && !trusted {
+			pick.WorkDir = ws.outsideDir(l.home)
+		}
+		pick.trusted = trusted
+		cfg.Servers[name] = &pick
+	}
+	return cfg
 }
 
 // approvalSettings are the user's decisions on project servers, as Claude
@@ -352,6 +470,24 @@ func (a *approvalSettings) read(b []byte) {
 	}
 }
 
+// merged returns a's decisions together with other's (nil for none).
+func (a approvalSettings) merged(other *approvalSettings) approvalSettings {
+	out := approvalSettings{all: a.all, enabled: maps.Clone(a.enabled), disabled: maps.Clone(a.disabled)}
+	if other == nil {
+		return out
+	}
+	out.all = out.all || other.all
+	for _, m := range []struct{ dst *map[string]bool; src map[string]bool }{{&out.enabled, other.enabled}, {&out.disabled, other.disabled}} {
+		for n := range m.src {
+			if *m.dst == nil {
+				*m.dst = map[string]bool{}
+			}
+			(*m.dst)[n] = true
+		}
+	}
+	return out
+}
+
 func (a *approvalSettings) decide(name string) Approval {
 	switch {
 	case a.disabled[name]:
@@ -362,32 +498,60 @@ func (a *approvalSettings) decide(name string) Approval {
 	return ApprovalPending
 }
 
+// pendingReason says why a pending project server of cfg waits: its
+// approval in the workspace's own files does not count until the
+// workspace is trusted.
+func (c *Config) pendingReason(name string) string {
+	if c == nil || c.layers == nil || c.Workspace == nil || c.Workspace.Trusted {
+		return ""
+	}
+	if c.layers.workspaceApprovals.decide(name) == Approved {
+		return "; it is approved in the workspace's settings, which count once the workspace is trusted (SaveTrust, mcpls -trust)"
+	}
+	return ""
+}
+
+// withTrust returns the config as it is once its workspace is trusted, or
+// c itself when it is not LoadConfig's or is trusted already.
+func (c *Config) withTrust() *Config {
+	if c == nil || c.layers == nil || c.Workspace == nil || c.Workspace.Trusted {
+		return c
+	}
+	return c.layers.resolve(true)
+}
+
 // SaveApproval records the user's decision on the project server name in
-// <project>/.claude/settings.local.json (the user's own settings of the
-// project, which Claude Code reads too): the name is added to
-// "enabledMcpjsonServers" or "disabledMcpjsonServers" and removed from the
-// other. The file's other settings are kept; it is created with mode 0600
-// when missing.
-func SaveApproval(project, name string, approve bool) error {
-	path := filepath.Join(project, ".claude", "settings.local.json")
-	settings := map[string]any{}
-	b, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		if len(bytes.TrimSpace(b)) > 0 {
-			if err := json.Unmarshal(b, &settings); err != nil {
-				return &ConfigError{File: path, Err: fmt.Errorf("not a JSON object: %w", err)}
-			}
-		}
-	case !errors.Is(err, os.ErrNotExist):
+// <root>/.claude/settings.local.json, root being the project root of dir
+// (see Workspace): the name is added to "enabledMcpjsonServers" or
+// "disabledMcpjsonServers" and removed from the other. The file's other
+// settings are kept; it is created with mode 0600 when missing. Neither
+// the file nor its .claude folder may be a symlink (a repository could
+// ship one pointing at the user's own settings): the error then matches
+// ErrNotRegularFile. Like Claude Code, LoadConfig counts the file only in
+// a trusted workspace (SaveTrust).
+func SaveApproval(dir, name string, approve bool) error {
+	ws, err := findWorkspace(dir)
+	if err != nil {
+		return &ConfigError{File: dir, Err: err}
+	}
+	folder := filepath.Join(ws.Root, ".claude")
+	path := filepath.Join(folder, "settings.local.json")
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return &ConfigError{File: path, Err: fmt.Errorf("%w: it is a %s (it is not written through)", ErrNotRegularFile, kindOf(info))}
+	}
+	if info, err := os.Lstat(folder); err == nil && !info.IsDir() {
+		return &ConfigError{File: path, Err: fmt.Errorf("%w: %s is a %s (it is not written through)", ErrNotRegularFile, folder, kindOf(info))}
+	}
+	settings, err := readJSONObject(path, maxProjectFileSize)
+	if err != nil {
 		return &ConfigError{File: path, Err: err}
 	}
-	list := func(key string) []string {
-		var out []string
+	list := func(key string) []any {
+		var out []any
 		if arr, ok := settings[key].([]any); ok {
 			for _, v := range arr {
-				if s, ok := v.(string); ok && s != name {
-					out = append(out, s)
+				if s, ok := v.(string); !ok || s != name {
+					out = append(out, v)
 				}
 			}
 		}
@@ -410,24 +574,40 @@ func SaveApproval(project, name string, approve bool) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return &ConfigError{File: path, Err: err}
-	}
-	if err := os.WriteFile(path, append(out, '\n'), 0o600); err != nil {
+	if err := writeSettingsFile(folder, "settings.local.json", append(out, '\n')); err != nil {
 		return &ConfigError{File: path, Err: err}
 	}
 	return nil
 }
 
 // LoadConfigFile reads one config file: {"mcpServers": {...}} or the flat
-// {name: entry} map.
+// {name: entry} map. A relative command with a path in it ("./server",
+// "bin/server") is taken from the file's folder; a bare name ("npx") is
+// looked up in PATH, and servers run in the program's working directory
+// unless their cwd says otherwise. The file must be a regular file of at
+// most 64 MiB (ErrNotRegularFile, ErrFileTooLarge).
 func LoadConfigFile(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readConfigFile(path, maxUserFileSize)
+	if err == nil && b == nil {
+		_, err = os.Stat(path) // missing: say so
+		if err == nil {
+			b = []byte{}
+		}
+	}
 	if err != nil {
 		cfg := &Config{Servers: map[string]*ServerConfig{}, Errors: []*ConfigError{{File: path, Err: err}}}
 		return cfg, cfg.Err()
 	}
 	cfg := parseConfig(b, path, false)
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	for _, sc := range cfg.Servers {
+		if sc.Err == nil && sc.Type == TypeStdio && !filepath.IsAbs(sc.Command) && strings.ContainsRune(sc.Command, filepath.Separator) {
+			sc.Command = filepath.Join(dir, sc.Command)
+		}
+	}
 	return cfg, cfg.Err()
 }
 
@@ -611,7 +791,7 @@ func expandDepth(s string, lookup func(string) (string, bool), depth int) (strin
 		if name == "" || strings.ContainsAny(name, "${}") {
 			return "", errors.New("a ${…} names no valid variable")
 		}
-		if v, ok := lookup(name); ok && (v != "" || !hasDef) {
+		if v, ok := lookup(name); ok { // set, even to "": the default is for unset only, as in Claude Code
 			b.WriteString(v)
 		} else if hasDef {
 			d, err := expandDepth(def, lookup, depth+1)
@@ -646,10 +826,17 @@ func closingBrace(s string) int {
 }
 
 // Transport returns the Transport for this entry: a CommandTransport for
-// stdio servers, started in Cwd with Env added to the environment; for
-// "http", Streamable HTTP falling back to HTTP+SSE (NewHTTPTransport); for
-// "sse", an SSETransport. Headers are sent with every request.
+// stdio servers, started in Cwd (taken from WorkDir when relative; WorkDir
+// itself when empty) with Env added to the environment; for "http",
+// Streamable HTTP falling back to HTTP+SSE (NewHTTPTransport); for "sse",
+// an SSETransport. Headers are sent with every request, with those of the
+// headersHelper, which runs now (see HeadersHelper).
 func (sc *ServerConfig) Transport() (Transport, error) {
+	return sc.transport(context.Background())
+}
+
+// transport is Transport with ctx bounding the headersHelper.
+func (sc *ServerConfig) transport(ctx context.Context) (Transport, error) {
 	if sc.Err != nil {
 		return nil, sc.Err
 	}
@@ -660,8 +847,8 @@ func (sc *ServerConfig) Transport() (Transport, error) {
 	case TypeStdio, "":
 		cmd := exec.Command(sc.Command, sc.Args...)
 		cmd.Dir = sc.Cwd
-		if sc.ProjectDir != "" && !filepath.IsAbs(cmd.Dir) {
-			cmd.Dir = filepath.Join(sc.ProjectDir, cmd.Dir) // a relative command or cwd is the project's
+		if base := sc.workDir(); base != "" && !filepath.IsAbs(cmd.Dir) {
+			cmd.Dir = filepath.Join(base, cmd.Dir) // a relative command or cwd is taken from there
 		}
 		if len(sc.Env) > 0 || sc.ProjectDir != "" {
 			cmd.Env = os.Environ()
@@ -674,7 +861,7 @@ func (sc *ServerConfig) Transport() (Transport, error) {
 		}
 		return &CommandTransport{Command: cmd}, nil
 	case TypeHTTP, TypeSSE:
-		h, err := sc.allHeaders()
+		h, err := sc.allHeaders(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -687,42 +874,12 @@ func (sc *ServerConfig) Transport() (Transport, error) {
 	}
 }
 
-// headersHelperTimeout bounds a headersHelper command.
-var headersHelperTimeout = 10 * time.Second
-
-// allHeaders are the entry's headers and those its headersHelper gives
-// (which win).
-func (sc *ServerConfig) allHeaders() (http.Header, error) {
-	h := sc.header()
-	if sc.HeadersHelper == "" {
-		return h, nil
+// workDir is where the entry's processes run unless Cwd says otherwise.
+func (sc *ServerConfig) workDir() string {
+	if sc.WorkDir != "" {
+		return sc.WorkDir
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), headersHelperTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", sc.HeadersHelper)
-	cmd.Dir = sc.ProjectDir
-	group := setProcessGroup(cmd)
-	cmd.Cancel = func() error { signalGroup(cmd, group, sigKill); return nil } // its children too
-	cmd.WaitDelay = time.Second
-	out, err := cmd.Output()
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("mcp: server %q: headersHelper did not finish within %v", sc.Name, headersHelperTimeout)
-	case err != nil:
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			err = fmt.Errorf("exit status %d", exit.ExitCode()) // its output may hold secrets: not quoted
-		}
-		return nil, fmt.Errorf("mcp: server %q: headersHelper failed: %w", sc.Name, err)
-	}
-	var extra map[string]string
-	if err := json.Unmarshal(out, &extra); err != nil {
-		return nil, fmt.Errorf("mcp: server %q: headersHelper must print a JSON object of strings", sc.Name)
-	}
-	for k, v := range extra {
-		h.Set(k, v)
-	}
-	return h, nil
+	return sc.ProjectDir
 }
 
 func (sc *ServerConfig) header() http.Header {

@@ -36,6 +36,14 @@ func TestLoadConfigPrecedence(t *testing.T) {
 		}}`)
 	writeFile(t, filepath.Join(project, ".mcp.json"), `{
 		"mcpServers": {"everywhere": {"command": "from-mcp-json", "args": ["-v"]}}}`)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{
+		"permissions": {"allow": ["Bash"]},
+		"enableAllProjectMcpServers": true,
+		"mcpServers": {
+			"everywhere": {"command": "from-home"},
+			"home-only": {"command": "home-cmd"}
+		}}`)
+	project, _ = filepath.EvalSymlinks(project)
 
 	cfg, err := mcp.LoadConfig(project)
 	require.NoError(t, err)
@@ -130,7 +138,7 @@ func TestConfigExpansion(t *testing.T) {
 	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": {
 		"ok": {
 			"command": "${MCPLUG_TEST_SET}/bin",
-			"args": ["--a=${MCPLUG_TEST_SET}", "--b=${MCPLUG_TEST_UNSET:-fallback}", "--c=${MCPLUG_TEST_EMPTY:-used}", "--d=[${MCPLUG_TEST_EMPTY}]", "plain $HOME"],
+			"args": ["--a=${MCPLUG_TEST_SET}", "--b=${MCPLUG_TEST_UNSET:-fallback}", "--c=${MCPLUG_TEST_EMPTY:-not used}", "--d=[${MCPLUG_TEST_EMPTY}]", "plain $HOME"],
 			"env": {"TOKEN": "${MCPLUG_TEST_SET}-${MCPLUG_TEST_SET}"},
 			"cwd": "${MCPLUG_TEST_UNSET:-/tmp}"
 		},
@@ -143,7 +151,7 @@ func TestConfigExpansion(t *testing.T) {
 	ok := cfg.Servers["ok"]
 	require.NoError(t, ok.Err)
 	assert.Equal(t, "value/bin", ok.Command)
-	assert.Equal(t, []string{"--a=value", "--b=fallback", "--c=used", "--d=[]", "plain $HOME"}, ok.Args)
+	assert.Equal(t, []string{"--a=value", "--b=fallback", "--c=", "--d=[]", "plain $HOME"}, ok.Args, "a default is for an unset variable, not an empty one")
 	assert.Equal(t, map[string]string{"TOKEN": "value-value"}, ok.Env)
 	assert.Equal(t, "/tmp", ok.Cwd)
 

@@ -50,6 +50,17 @@ type ManagerOptions struct {
 	// Manager.Approve.
 	ApproveServer func(ctx context.Context, sc *ServerConfig) bool
 
+	// TrustWorkspace decides on the workspace of a config from LoadConfig
+	// that the user's settings do not trust (see Workspace), for programs
+	// that ask the user, as Claude Code's trust dialog does. It is called
+	// once, with the ctx of the first Connect, Tools, CallTool, Connection,
+	// Reconnect or SignIn, before any of the config's servers starts; true
+	// trusts the workspace for the Manager's life (see SaveTrust to
+	// remember it): the workspace's approvals then count, its project
+	// servers' headersHelpers run, and the user's own servers run in the
+	// project. Nil leaves the workspace untrusted.
+	TrustWorkspace func(ctx context.Context, ws *Workspace) bool
+
 	// ServerOptions, if set, gives the Options of each server's
 	// Connection, as a function of the server's name and config entry (nil
 	// for a server added with Add): the handlers for sampling, elicitation,
@@ -134,10 +145,13 @@ type Manager struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // supervisors and refreshes
 
-	mu      sync.Mutex
-	servers map[string]*server
-	closed  bool
-	routes  map[string]route
+	mu           sync.Mutex
+	servers      map[string]*server
+	closed       bool
+	routes       map[string]route
+	cfg          *Config       // the config the servers came from; its trusted form once TrustWorkspace said so
+	trustDecided bool          // TrustWorkspace was asked and answered
+	trustAsking  chan struct{} // closed when the question under way is answered
 }
 
 type route struct {
@@ -150,7 +164,7 @@ type server struct {
 	name       string
 	kind       string
 	cfg        *ServerConfig // nil for Manager.Add
-	transport  func() (Transport, error)
+	transport  func(ctx context.Context) (Transport, error) // ctx bounds what building it runs (a headersHelper)
 	authorizer func() Authorizer // nil for Manager.Add and stdio servers
 
 	mu         sync.Mutex
@@ -171,6 +185,28 @@ type server struct {
 	exposed    int
 	closeErr   error  // from closing the connection at Manager.Close
 	version    string // agreed with the server last time: its era, kept across restarts
+}
+
+// mayContact says why s may not be contacted yet (a project server the
+// user has not approved, or rejected; a disabled or broken entry), or nil.
+// Nothing reaches such a server: no connection, no sign-in, no Authorizer.
+func (s *server) mayContact() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.cfg
+	switch {
+	case sc == nil:
+		return nil
+	case sc.Err != nil:
+		return sc.Err
+	case sc.Disabled:
+		return fmt.Errorf("mcp: server %q is disabled", s.name)
+	case sc.Scope == ScopeProject && sc.Approval == Rejected:
+		return fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", s.name)
+	case sc.Scope == ScopeProject && sc.Approval != Approved && !s.approved:
+		return fmt.Errorf("mcp: project server %q from %s needs the user's approval first (enabledMcpjsonServers, or Manager.Approve)", s.name, sc.Source)
+	}
+	return nil
 }
 
 // setState changes s's state and wakes whoever waits for a change. s.mu
@@ -204,47 +240,109 @@ func NewManager(cfg *Config, opts *ManagerOptions) *Manager {
 		m.logger = slog.Default()
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	if cfg != nil {
-		for _, name := range cfg.Names() {
-			sc := cfg.Servers[name]
-			if len(sc.Extra) > 0 { // kept, never fatal
-				m.logger.Debug("mcp: config entry has fields this package does not use", "server", name, "fields", slices.Sorted(maps.Keys(sc.Extra)))
-			}
-			s := &server{name: name, kind: sc.Type, cfg: sc, state: StatePending, changed: make(chan struct{})}
-			switch {
-			case sc.Err != nil:
-				s.state, s.err = StateFailed, sc.Err
-			case sc.Disabled:
-				s.state = StateDisabled
-			case sc.Scope == ScopeProject && sc.Approval == Rejected:
-				s.state, s.err = StateDisabled, fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
-			}
-			authorizer := sync.OnceValue(func() Authorizer {
-				if m.opts.Authorizer == nil || (sc.Type != TypeHTTP && sc.Type != TypeSSE) {
-					return nil
-				}
-				return m.opts.Authorizer(name, sc)
-			})
-			s.authorizer = authorizer
-			s.transport = func() (Transport, error) {
-				t, err := sc.Transport()
-				switch tt := t.(type) {
-				case *CommandTransport:
-					tt.ShutdownTimeout = m.opts.ShutdownTimeout
-					tt.Logger = m.logger.With("server", name)
-				case *StreamableHTTPTransport:
-					tt.Logger = m.logger.With("server", name)
-					tt.Auth = authorizer()
-				case *SSETransport:
-					tt.Logger = m.logger.With("server", name)
-					tt.Auth = authorizer()
-				}
-				return t, err
-			}
-			m.servers[name] = s
-		}
-	}
+	m.cfg = cfg
+	m.addConfigServers(cfg)
 	return m
+}
+
+// addConfigServers adds (or replaces) the servers of cfg.
+func (m *Manager) addConfigServers(cfg *Config) {
+	if cfg == nil {
+		return
+	}
+	for _, name := range cfg.Names() {
+		sc := cfg.Servers[name]
+		if len(sc.Extra) > 0 { // kept, never fatal
+			m.logger.Debug("mcp: config entry has fields this package does not use", "server", name, "fields", slices.Sorted(maps.Keys(sc.Extra)))
+		}
+		s := &server{name: name, kind: sc.Type, cfg: sc, state: StatePending, changed: make(chan struct{})}
+		switch {
+		case sc.Err != nil:
+			s.state, s.err = StateFailed, sc.Err
+		case sc.Disabled:
+			s.state = StateDisabled
+		case sc.Scope == ScopeProject && sc.Approval == Rejected:
+			s.state, s.err = StateDisabled, fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
+		}
+		authorizer := sync.OnceValue(func() Authorizer {
+			if m.opts.Authorizer == nil || (sc.Type != TypeHTTP && sc.Type != TypeSSE) {
+				return nil
+			}
+			return m.opts.Authorizer(name, sc)
+		})
+		s.authorizer = authorizer
+		s.transport = func(ctx context.Context) (Transport, error) {
+			t, err := sc.transport(ctx)
+			switch tt := t.(type) {
+			case *CommandTransport:
+				tt.ShutdownTimeout = m.opts.ShutdownTimeout
+				tt.Logger = m.logger.With("server", name)
+			case *StreamableHTTPTransport:
+				tt.Logger = m.logger.With("server", name)
+				tt.Auth = authorizer()
+			case *SSETransport:
+				tt.Logger = m.logger.With("server", name)
+				tt.Auth = authorizer()
+			}
+			return t, err
+		}
+		m.servers[name] = s
+	}
+}
+
+// decideTrust asks TrustWorkspace about the workspace of a LoadConfig
+// config that the user's settings do not trust, once, before any server of
+// it starts; when it trusts, the config's servers are made anew as the
+// trusted workspace has them. Concurrent callers wait for the one
+// decision, as long as their ctx allows; a decision cut short by its ctx
+// is asked again next time.
+func (m *Manager) decideTrust(ctx context.Context) error {
+	for {
+		m.mu.Lock()
+		if m.trustDecided || m.opts.TrustWorkspace == nil || m.cfg == nil || m.cfg.Workspace == nil || m.cfg.Workspace.Trusted || m.cfg.layers == nil {
+			m.mu.Unlock()
+			return nil
+		}
+		if asking := m.trustAsking; asking != nil {
+			m.mu.Unlock()
+			select {
+			case <-asking:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		asking := make(chan struct{})
+		m.trustAsking = asking
+		ws := *m.cfg.Workspace
+		m.mu.Unlock()
+
+		ok := m.opts.TrustWorkspace(ctx, &ws)
+
+		m.mu.Lock()
+		m.trustAsking = nil
+		close(asking)
+		if ctx.Err() != nil {
+			m.mu.Unlock()
+			return ctx.Err()
+		}
+		m.trustDecided = true
+		if ok && !m.closed {
+			m.cfg = m.cfg.withTrust()
+			for name, s := range m.servers {
+				if s.cfg != nil {
+					delete(m.servers, name)
+				}
+			}
+			m.addConfigServers(m.cfg)
+			m.routes = nil
+		}
+		m.mu.Unlock()
+		if ok {
+			m.logger.Info("mcp: workspace trusted for this Manager", "root", ws.Root)
+		}
+		return nil
+	}
 }
 
 func durationDefault(d time.Duration, env string, def time.Duration) time.Duration {
@@ -276,7 +374,7 @@ func (m *Manager) Add(name string, t Transport) error {
 		return fmt.Errorf("mcp: server %q already exists", name)
 	}
 	m.servers[name] = &server{name: name, kind: "custom", state: StatePending, changed: make(chan struct{}),
-		transport: func() (Transport, error) { return t, nil }}
+		transport: func(context.Context) (Transport, error) { return t, nil }}
 	m.routes = nil
 	return nil
 }
@@ -288,6 +386,9 @@ func (m *Manager) Add(name string, t Transport) error {
 // whatever it returns. Calling it again does not retry failed servers
 // (see Reconnect).
 func (m *Manager) Connect(ctx context.Context) error {
+	if err := m.decideTrust(ctx); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -333,7 +434,7 @@ func (m *Manager) start(s *server) chan struct{} {
 	}
 	if s.cfg != nil && s.cfg.Scope == ScopeProject && s.cfg.Approval != Approved && !s.approved {
 		if m.opts.ApproveServer == nil || s.asked {
-			s.setState(StateNeedsApproval, fmt.Errorf("mcp: project server %q from %s needs the user's approval (enabledMcpjsonServers, or Manager.Approve)", s.name, s.cfg.Source))
+			s.setState(StateNeedsApproval, fmt.Errorf("mcp: project server %q from %s needs the user's approval (enabledMcpjsonServers, or Manager.Approve)%s", s.name, s.cfg.Source, m.pendingReason(s.name)))
 			return nil
 		}
 	}
@@ -503,7 +604,7 @@ func (m *Manager) dial(s *server) (*Connection, []Tool, error) {
 }
 
 func (m *Manager) dialCtx(ctx context.Context, s *server) (*Connection, []Tool, error) {
-	t, err := s.transport()
+	t, err := s.transport(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -557,6 +658,9 @@ func (m *Manager) connOptions(s *server) *Options {
 // being connected or reconnected, as long as ctx allows. The Connection
 // stays the Manager's: closing it makes the Manager reconnect the server.
 func (m *Manager) Connection(ctx context.Context, name string) (*Connection, error) {
+	if err := m.decideTrust(ctx); err != nil {
+		return nil, err
+	}
 	s, err := m.lookup(name)
 	if err != nil {
 		return nil, err
@@ -588,8 +692,14 @@ func (m *Manager) Approve(name string) error {
 // StateNeedsAuthorization, or to sign in again as another user. The
 // server's Authorizer must offer SignIn, as *auth.Client does.
 func (m *Manager) SignIn(ctx context.Context, name string, browser func(ctx context.Context, authURL string) (*url.URL, error)) error {
+	if err := m.decideTrust(ctx); err != nil {
+		return err
+	}
 	s, err := m.lookup(name)
 	if err != nil {
+		return err
+	}
+	if err := s.mayContact(); err != nil {
 		return err
 	}
 	var a Authorizer
@@ -625,6 +735,9 @@ func needsAuthorization(err error) bool {
 // its backoff, and a failed or pending one is started. It waits for the
 // attempt as long as ctx allows and returns its error.
 func (m *Manager) Reconnect(ctx context.Context, name string) error {
+	if err := m.decideTrust(ctx); err != nil {
+		return err
+	}
 	s, err := m.lookup(name)
 	if err != nil {
 		return err
@@ -681,6 +794,12 @@ func (m *Manager) lookup(name string) (*server, error) {
 		return nil, fmt.Errorf("mcp: no server %q", name)
 	}
 	return s, nil
+}
+
+func (m *Manager) pendingReason(name string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg.pendingReason(name)
 }
 
 func (m *Manager) isClosed() bool {
@@ -993,7 +1112,7 @@ func (m *Manager) Status() []ServerStatus {
 			st.ProtocolVersion = s.conn.InitializeResult().ProtocolVersion
 		}
 		s.mu.Unlock()
-		if s.authorizer != nil {
+		if s.authorizer != nil && s.mayContact() == nil {
 			if a, ok := s.authorizer().(interface{ Method() string }); ok {
 				st.Auth = a.Method()
 			}

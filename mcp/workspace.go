@@ -1,0 +1,136 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Workspace is the project a Config was loaded for, found the way Claude
+// Code finds it.
+//
+// Everything inside a workspace may have come with a git clone, so until
+// the user trusts it, nothing in it decides anything: approvals in
+// <project>/.claude/settings.local.json and in the project's entry of
+// ~/.claude.json do not count, a project server's headersHelper does not
+// run, and the user's own stdio servers and headersHelpers run outside it
+// (see ServerConfig.WorkDir), where the workspace cannot plant a binary
+// or a node_modules that npx, uvx or a relative command would pick up.
+// The user's own settings (~/.claude/settings.json) count in any
+// workspace.
+type Workspace struct {
+	// Dir is the directory LoadConfig was given, absolute, with symlinks
+	// resolved. Stdio servers of the project run there, with
+	// CLAUDE_PROJECT_DIR set to it.
+	Dir string
+	// Root is the project root: the git work tree that holds Dir (the
+	// nearest parent with a .git), or Dir itself outside git. Together with
+	// Dir, it keys the project's entry in ~/.claude.json.
+	Root string
+	// Trusted reports whether the user trusts the workspace: Claude Code's
+	// "hasTrustDialogAccepted" in ~/.claude.json's entry for Dir or Root
+	// (SaveTrust writes it), or ManagerOptions.TrustWorkspace.
+	Trusted bool
+}
+
+// findWorkspace resolves dir to a Workspace; Trusted is left to the caller.
+func findWorkspace(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	ws := &Workspace{Dir: real, Root: real}
+	for p := real; ; {
+		if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+			ws.Root = p
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	return ws, nil
+}
+
+// keys are the project keys of ~/.claude.json that belong to ws, the
+// nearer last: Root, then Dir.
+func (ws *Workspace) keys() []string {
+	if ws.Root == ws.Dir {
+		return []string{ws.Dir}
+	}
+	return []string{ws.Root, ws.Dir}
+}
+
+// contains reports whether path is ws's Root or inside it.
+func (ws *Workspace) contains(path string) bool {
+	rel, err := filepath.Rel(ws.Root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// outsideDir is where the user's own stdio servers and headersHelpers run
+// while ws is not trusted: the user's home directory, or the file
+// system's root when home is unknown or inside the workspace.
+func (ws *Workspace) outsideDir(home string) string {
+	if home != "" && filepath.IsAbs(home) && !ws.contains(home) {
+		return home
+	}
+	return string(filepath.Separator)
+}
+
+// SaveTrust records that the user trusts the workspace of dir (see
+// Workspace): "hasTrustDialogAccepted": true in the entry of its project
+// root in ~/.claude.json, as Claude Code's trust dialog does. The file's
+// other contents are kept. It is written only as a regular file (never
+// through a symlink), by replacing it whole.
+func SaveTrust(dir string) error {
+	ws, err := findWorkspace(dir)
+	if err != nil {
+		return &ConfigError{File: dir, Err: err}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return &ConfigError{Err: fmt.Errorf("no home directory: %w", err)}
+	}
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real // the home directory is the user's own, wherever it links to
+	}
+	path := filepath.Join(home, ".claude.json")
+	top, err := readJSONObject(path, maxUserFileSize)
+	if err != nil {
+		return &ConfigError{File: path, Err: err}
+	}
+	projects, ok := top["projects"].(map[string]any)
+	if !ok {
+		if top["projects"] != nil {
+			return &ConfigError{File: path, Err: errors.New(`"projects" is not an object`)}
+		}
+		projects = map[string]any{}
+	}
+	entry, ok := projects[ws.Root].(map[string]any)
+	if !ok {
+		if projects[ws.Root] != nil {
+			return &ConfigError{File: path, Err: fmt.Errorf("the entry of project %s is not an object", ws.Root)}
+		}
+		entry = map[string]any{}
+	}
+	entry["hasTrustDialogAccepted"] = true
+	projects[ws.Root] = entry
+	top["projects"] = projects
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeSettingsFile(home, ".claude.json", append(out, '\n')); err != nil {
+		return &ConfigError{File: path, Err: err}
+	}
+	return nil
+}
