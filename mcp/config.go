@@ -477,7 +477,10 @@ func (a approvalSettings) merged(other *approvalSettings) approvalSettings {
 		return out
 	}
 	out.all = out.all || other.all
-	for _, m := range []struct{ dst *map[string]bool; src map[string]bool }{{&out.enabled, other.enabled}, {&out.disabled, other.disabled}} {
+	for _, m := range []struct {
+		dst *map[string]bool
+		src map[string]bool
+	}{{&out.enabled, other.enabled}, {&out.disabled, other.disabled}} {
 		for n := range m.src {
 			if *m.dst == nil {
 				*m.dst = map[string]bool{}

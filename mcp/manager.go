@@ -163,9 +163,9 @@ type route struct {
 type server struct {
 	name       string
 	kind       string
-	cfg        *ServerConfig // nil for Manager.Add
+	cfg        *ServerConfig                                // nil for Manager.Add
 	transport  func(ctx context.Context) (Transport, error) // ctx bounds what building it runs (a headersHelper)
-	authorizer func() Authorizer // nil for Manager.Add and stdio servers
+	authorizer func() Authorizer                            // nil for Manager.Add and stdio servers
 
 	mu         sync.Mutex
 	state      State
