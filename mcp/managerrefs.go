@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -40,8 +41,17 @@ type ServerResourceTemplate struct {
 }
 
 // ResourceRef is how a Manager names the resource uri of server: the
-// form Claude Code shows, @<server>:<uri>.
-func ResourceRef(server, uri string) string { return "@" + server + ":" + uri }
+// form Claude Code shows, @<server>:<uri>, with any ':' and '%' of the
+// server's name written %3A and %25, so that the first ':' always ends
+// the server's name and no two servers' refs can be the same: the
+// resource "repo:notes" of server "gh" is @gh:repo:notes, the resource
+// "notes" of server "gh:repo" is @gh%3Arepo:notes.
+func ResourceRef(server, uri string) string { return "@" + refEscaper.Replace(server) + ":" + uri }
+
+var (
+	refEscaper   = strings.NewReplacer("%", "%25", ":", "%3A")
+	refUnescaper = strings.NewReplacer("%25", "%", "%3A", ":", "%3a", ":")
+)
 
 // connected returns the servers the Manager has connected, after
 // connecting those not tried yet.
@@ -82,9 +92,31 @@ func (m *Manager) Prompts(ctx context.Context) ([]ServerPrompt, error) {
 			m.logger.Warn("mcp: could not list prompts", "server", s.name, "err", err)
 			continue
 		}
+		seen := map[string]bool{}
 		for _, p := range prompts {
+			if seen[p.Name] { // listed twice: the first counts
+				continue
+			}
+			seen[p.Name] = true
 			out = append(out, ServerPrompt{Prompt: p, Server: s.name, Ref: ExposedName(s.name, p.Name)})
 		}
+	}
+	// Names that collide (servers "my_server" and "my server", say) are
+	// all disambiguated, as tool names are.
+	count := map[string]int{}
+	for _, p := range out {
+		count[p.Ref]++
+	}
+	taken := map[string]bool{}
+	for i, p := range out {
+		if count[p.Ref] > 1 {
+			ref := disambiguate(p.Server, p.Name)
+			for n := 1; taken[ref]; n++ {
+				ref = withHash(ExposedName(p.Server, p.Name), p.Server, p.Name+"\x00"+strconv.Itoa(n))
+			}
+			out[i].Ref = ref
+		}
+		taken[out[i].Ref] = true
 	}
 	return out, ctx.Err()
 }
@@ -219,23 +251,20 @@ func (m *Manager) promptRoute(ctx context.Context, ref string) (*Connection, str
 	return nil, "", fmt.Errorf("%w: prompt %q (list them with Prompts)", ErrUnknownRef, ref)
 }
 
-// resourceRoute finds the server and the URI of ref (@<server>:<uri>):
-// of the server names ref starts with, the longest.
+// resourceRoute finds the server and the URI of ref (@<server>:<uri>, as
+// ResourceRef writes it): the server's name ends at the first ':'.
 func (m *Manager) resourceRoute(ctx context.Context, ref string) (*Connection, string, error) {
-	if !strings.HasPrefix(ref, "@") {
+	key, uri, ok := strings.Cut(strings.TrimPrefix(ref, "@"), ":")
+	if !strings.HasPrefix(ref, "@") || !ok {
 		return nil, "", fmt.Errorf("%w: %q is not @<server>:<uri>", ErrUnknownRef, ref)
 	}
+	name := refUnescaper.Replace(key)
 	m.mu.Lock()
-	best := ""
-	for name := range m.servers {
-		if strings.HasPrefix(ref[1:], name+":") && len(name) > len(best) {
-			best = name
-		}
-	}
+	_, found := m.servers[name]
 	m.mu.Unlock()
-	if best == "" {
-		return nil, "", fmt.Errorf("%w: no server for %q", ErrUnknownRef, ref)
+	if !found {
+		return nil, "", fmt.Errorf("%w: no server %q for %q", ErrUnknownRef, name, ref)
 	}
-	c, err := m.Connection(ctx, best)
-	return c, ref[1+len(best)+1:], err
+	c, err := m.Connection(ctx, name)
+	return c, uri, err
 }

@@ -63,7 +63,7 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, resources, 2)
 	assert.Equal(t, "@a:file:///notes", resources[0].Ref)
-	assert.Equal(t, "@a:b:file:///notes", resources[1].Ref)
+	assert.Equal(t, "@a%3Ab:file:///notes", resources[1].Ref)
 	for _, r := range resources {
 		read, err := m.ReadResource(ctx, r.Ref)
 		require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	require.Len(t, templates, 2)
 	assert.Equal(t, "@a:file:///{path}", templates[0].Ref)
 
-	require.NoError(t, m.Subscribe(ctx, "@a:b:file:///notes"))
+	require.NoError(t, m.Subscribe(ctx, "@a%3Ab:file:///notes"))
 	assert.Contains(t, recB.list(), "resources/subscribe")
 	assert.NotContains(t, recA.list(), "resources/subscribe")
 
@@ -89,4 +89,48 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	assert.ErrorIs(t, err, mcp.ErrUnknownRef)
 	_, err = m.GetPrompt(ctx, "mcp__a__nope", nil)
 	assert.ErrorIs(t, err, mcp.ErrUnknownRef)
+}
+
+func TestManagerRefsNeverCollide(t *testing.T) {
+	t.Run("a resource ref names one server, whatever the names and URIs", func(t *testing.T) {
+		noLeaks(t)
+		m := newManager(t, nil, nil)
+		for _, name := range []string{"gh", "gh:repo", "100%"} {
+			srv := featureServer(name, &methods{})
+			srv.Handlers["resources/list"] = replying(`{"resources":[{"uri":"repo:notes","name":"a"},{"uri":"notes","name":"b"}]}`)
+			require.NoError(t, m.Add(name, srv.Transport()))
+		}
+		ctx := ctxTimeout(t, 10*time.Second)
+		resources, err := m.Resources(ctx)
+		require.NoError(t, err)
+		require.Len(t, resources, 6)
+		refs := map[string]string{}
+		for _, r := range resources {
+			require.NotContains(t, refs, r.Ref, "two resources share a ref")
+			refs[r.Ref] = r.Server + " " + r.URI
+			read, err := m.ReadResource(ctx, r.Ref)
+			require.NoError(t, err)
+			assert.Equal(t, r.Server+" has "+r.URI, *read.Contents[0].Text, r.Ref)
+		}
+		assert.Equal(t, "gh repo:notes", refs["@gh:repo:notes"], "the first ':' ends the server name")
+		assert.Equal(t, "gh:repo notes", refs["@gh%3Arepo:notes"])
+		assert.Equal(t, "100% notes", refs["@100%25:notes"])
+	})
+	t.Run("prompts of servers whose names sanitize alike get distinct refs", func(t *testing.T) {
+		noLeaks(t)
+		m := newManager(t, nil, nil)
+		require.NoError(t, m.Add("my_server", featureServer("my_server", &methods{}).Transport()))
+		require.NoError(t, m.Add("my server", featureServer("my server", &methods{}).Transport()))
+		ctx := ctxTimeout(t, 10*time.Second)
+		prompts, err := m.Prompts(ctx)
+		require.NoError(t, err)
+		require.Len(t, prompts, 2)
+		assert.NotEqual(t, prompts[0].Ref, prompts[1].Ref)
+		for _, p := range prompts {
+			assert.Regexp(t, `^[a-zA-Z0-9_-]{1,64}$`, p.Ref)
+			got, err := m.GetPrompt(ctx, p.Ref, map[string]string{"lang": "go"})
+			require.NoError(t, err)
+			assert.Equal(t, p.Server+" review go", got.Messages[0].Content.Text, p.Ref)
+		}
+	})
 }

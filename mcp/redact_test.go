@@ -15,8 +15,8 @@ import (
 func TestRedactURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"https://example.com/mcp", "https://example.com/mcp"},
-		{"https://u:pw@example.com/mcp", "https://u:REDACTED@example.com/mcp"},
-		{"https://u@example.com/mcp", "https://u@example.com/mcp"},
+		{"https://u:pw@example.com/mcp", "https://REDACTED:REDACTED@example.com/mcp"},
+		{"https://ghp_t0ken@example.com/mcp", "https://REDACTED@example.com/mcp"},
 		{"https://example.com/mcp?api_key=k&x=1", "https://example.com/mcp?api_key=REDACTED&x=REDACTED"},
 		{"https://example.com/mcp#tok", "https://example.com/mcp#REDACTED"},
 		{"%%bad?x=1", "REDACTED"},
@@ -31,6 +31,7 @@ func TestManagerKeepsSecretsOutOfStatusAndLogs(t *testing.T) {
 	cfg, _ := ParseConfig(strings.NewReader(`{"mcpServers": {
 		"remote": {"type": "http", "url": "http://user:pa55@127.0.0.1:1/mcp?api_key=${MCPLUG_TEST_SECRET}", "headers": {"X-Key": "${MCPLUG_TEST_SECRET}"}},
 		"legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse?token=${MCPLUG_TEST_SECRET}"},
+		"named": {"type": "http", "url": "http://${MCPLUG_TEST_SECRET}@127.0.0.1:1/mcp"},
 		"stdio": {"command": "/nonexistent/${MCPLUG_TEST_UNSET_X:-cmd}", "env": {"TOKEN": "${MCPLUG_TEST_SECRET}"}},
 		"bad": {"type": "http", "url": "http://127.0.0.1:1/", "headers": {"Authorization": "Bearer s3cr3t ${"}}
 	}}`), "cfg.json")

@@ -11,10 +11,11 @@ import (
 // Placeholder stands for a secret that is not repeated.
 const Placeholder = "REDACTED"
 
-// URL returns rawURL without its secrets: a password in the user
-// information and the value of every query parameter are replaced, so
+// URL returns rawURL without its secrets: the user information (a user
+// name can be a token too: https://${TOKEN}@host), the value of every
+// query parameter and the fragment are replaced, so
 // https://u:pw@host/mcp?api_key=k prints as
-// https://u:REDACTED@host/mcp?api_key=REDACTED. Text that does not parse as
+// https://REDACTED:REDACTED@host/mcp?api_key=REDACTED. Text that does not parse as
 // a URL is replaced whole when it might hold a query or user information.
 func URL(rawURL string) string {
 	u, err := url.Parse(rawURL)
@@ -26,7 +27,9 @@ func URL(rawURL string) string {
 	}
 	if u.User != nil {
 		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), Placeholder)
+			u.User = url.UserPassword(Placeholder, Placeholder)
+		} else {
+			u.User = url.User(Placeholder)
 		}
 	}
 	if u.RawQuery != "" {
