@@ -892,3 +892,19 @@ func (sc *ServerConfig) header() http.Header {
 	}
 	return h
 }
+
+// ProjectEntry returns the project entry (ScopeProject) named name: the
+// one in Servers, or one that was passed over for the user's server of
+// the same name because it is not approved. It is what Manager.Approve
+// and SaveApproval decide on.
+func (c *Config) ProjectEntry(name string) (*ServerConfig, bool) {
+	if sc, ok := c.Servers[name]; ok && sc.Scope == ScopeProject {
+		return sc, true
+	}
+	if c.layers != nil {
+		if sc, ok := c.layers.project.Servers[name]; ok {
+			return sc, true
+		}
+	}
+	return nil, false
+}

@@ -1,22 +1,34 @@
 // Command mcpls checks an MCP config by hand, like `claude mcp list`: it
-// reads the same files as mcp.LoadConfig (~/.claude.json,
-// ~/.claude/settings.json, .claude/settings.json, .mcp.json), connects
-// every server, and prints one line per server: name, state, transport,
-// scope, tools, and the server's name or what went wrong.
+// reads the same files as mcp.LoadConfig (~/.claude.json, .mcp.json of the
+// directory and its parents, and the seed's extra ~/.claude/settings.json
+// and .claude/settings.json), connects every server, and prints one line
+// per server: name, state, transport, scope, tools, and the server's name
+// or what went wrong.
 //
 // A project server (from .mcp.json or .claude/settings.json, which come
 // with the project) is started only once the user approved it; until then
 // it shows "needs approval". -approve NAME records the approval in
-// .claude/settings.local.json, the user's own settings of the project, as
-// Claude Code does; -reject NAME records the refusal.
+// .claude/settings.local.json of the project root, the user's own settings
+// of the project, as Claude Code does; -reject NAME records the refusal.
+// Like Claude Code, those settings count only in a trusted workspace:
+// -trust records the trust in ~/.claude.json (hasTrustDialogAccepted).
+// Until then the user's own stdio servers run in the home directory, not
+// in the project.
 //
 //	go run ./examples/mcpls                 # status of each server
 //	go run ./examples/mcpls -v              # and every exposed tool
-//	go run ./examples/mcpls -approve demo   # approve the project server demo
+//	go run ./examples/mcpls -trust -approve demo   # trust the workspace, approve its server demo
 //	go run ./examples/mcpls -call mcp__demo__add '{"a":1,"b":2}'
+//	go run ./examples/mcpls -resources      # resources and templates, by ref
+//	go run ./examples/mcpls -read '@docs:file:///README.md'
+//	go run ./examples/mcpls -prompts        # prompts, by ref
+//	go run ./examples/mcpls -prompt mcp__docs__review '{"lang":"go"}'
 //	go run ./examples/mcpls -config path/to/servers.json
 //	go run ./examples/mcpls -config examples/mcpls/sample.mcp.json -v   # the repository's add server
 //	go run ./examples/mcpls -login docs     # sign in to the remote server docs (OAuth)
+//
+// Everything a server or a config file supplies is printed with terminal
+// control characters replaced, so that neither can rewrite the screen.
 //
 // Remote servers behind OAuth use the tokens kept in the user's config
 // directory (mcplug/oauth); one without shows "needs authorization", and
@@ -55,49 +67,103 @@ func run(args []string, stdout, stderr io.Writer) int {
 	file := fs.String("config", "", "read only this config `file`")
 	verbose := fs.Bool("v", false, "list every exposed tool")
 	call := fs.String("call", "", "call the tool `NAME` with the JSON arguments that follow")
+	trust := fs.Bool("trust", false, "trust the workspace (saved in ~/.claude.json), so that its own settings count")
 	approve := fs.String("approve", "", "approve the project server `NAME` (saved in .claude/settings.local.json)")
 	reject := fs.String("reject", "", "reject the project server `NAME` (saved in .claude/settings.local.json)")
 	login := fs.String("login", "", "sign in to the remote server `NAME` (OAuth; prints a link to open)")
+	resources := fs.Bool("resources", false, "list the resources and resource templates of every server, by ref")
+	prompts := fs.Bool("prompts", false, "list the prompts of every server, by ref")
+	read := fs.String("read", "", "read the resource `REF` (@server:uri, as -resources lists it)")
+	prompt := fs.String("prompt", "", "get the prompt `REF` (as -prompts lists it) with the JSON object of arguments that follows")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
-	for name, ok := range map[string]bool{*approve: true, *reject: false} {
-		if name == "" {
-			continue
+	hint := "mcpls"
+	if *dir != "." {
+		hint += " -C " + shellQuote(*dir)
+	}
+	if *trust {
+		if *file != "" {
+			fmt.Fprintln(stderr, "mcpls: -trust is for a project directory (-C), not a -config file")
+			return 2
 		}
-		if err := mcp.SaveApproval(*dir, name, ok); err != nil {
-			fmt.Fprintln(stderr, err)
+		if err := mcp.SaveTrust(*dir); err != nil {
+			fmt.Fprintln(stderr, safe(err.Error()))
 			return 1
 		}
 	}
-	var cfg *mcp.Config
-	var cfgErr error
-	if *file != "" {
-		cfg, cfgErr = mcp.LoadConfigFile(*file)
-	} else {
-		cfg, cfgErr = mcp.LoadConfig(*dir)
+	load := func() (*mcp.Config, error) {
+		if *file != "" {
+			return mcp.LoadConfigFile(*file)
+		}
+		return mcp.LoadConfig(*dir)
+	}
+	cfg, _ := load()
+	if *approve != "" || *reject != "" {
+		if *file != "" {
+			fmt.Fprintln(stderr, "mcpls: -approve and -reject are for a project directory (-C), not a -config file")
+			return 2
+		}
+		for name, ok := range map[string]bool{*approve: true, *reject: false} {
+			if name == "" {
+				continue
+			}
+			if _, found := cfg.ProjectEntry(name); !found {
+				fmt.Fprintf(stderr, "mcpls: no project server %q to approve or reject (the project's servers: %s)\n", safe(name), safe(strings.Join(projectNames(cfg), ", ")))
+				return 2
+			}
+			if ok && cfg.Workspace != nil && !cfg.Workspace.Trusted {
+				fmt.Fprintf(stderr, "mcpls: the workspace %s is not trusted, and approvals in it count only once it is: %s -trust -approve %s\n", safe(cfg.Workspace.Root), hint, safe(name))
+				return 1
+			}
+			if err := mcp.SaveApproval(*dir, name, ok); err != nil {
+				fmt.Fprintln(stderr, safe(err.Error()))
+				return 1
+			}
+		}
+		cfg, _ = load()
 	}
 	for _, e := range cfg.Errors { // file-level problems; server problems show in the table
-		fmt.Fprintln(stderr, e)
+		fmt.Fprintln(stderr, safe(e.Error()))
 	}
-	_ = cfgErr
 	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Authorizer: authorizer})
 	defer m.Close()
 	ctx := context.Background()
 	if *login != "" {
 		if err := signIn(ctx, m, cfg, *login, stderr); err != nil {
-			fmt.Fprintln(stderr, err)
+			fmt.Fprintln(stderr, safe(err.Error()))
 			return 1
 		}
 	}
 	m.Connect(ctx) // failures show in Status
 
-	if *call != "" {
+	switch {
+	case *call != "":
 		return callTool(ctx, m, *call, fs.Arg(0), stdout, stderr)
+	case *read != "":
+		res, err := m.ReadResource(ctx, *read)
+		return printResult(res, err, "mcpls -resources", stdout, stderr)
+	case *prompt != "":
+		var promptArgs map[string]string
+		if raw := fs.Arg(0); raw != "" {
+			if err := json.Unmarshal([]byte(raw), &promptArgs); err != nil {
+				fmt.Fprintf(stderr, "mcpls: prompt arguments must be a JSON object of strings: %v\n", err)
+				return 2
+			}
+		}
+		res, err := m.GetPrompt(ctx, *prompt, promptArgs)
+		return printResult(res, err, "mcpls -prompts", stdout, stderr)
+	case *resources:
+		return listResources(ctx, m, stdout, stderr)
+	case *prompts:
+		return listPrompts(ctx, m, stdout, stderr)
 	}
 	tools, err := m.Tools(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, safe(err.Error()))
 		return 1
 	}
 	status := m.Status()
@@ -111,10 +177,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		detail := ""
 		switch {
 		case s.State == mcp.StateNeedsApproval:
-			detail = fmt.Sprintf("from %s; approve with: mcpls -approve %s", s.Source, s.Name)
+			how := hint + " -approve " + shellQuote(s.Name)
+			if cfg.Workspace != nil && !cfg.Workspace.Trusted {
+				how = hint + " -trust -approve " + shellQuote(s.Name)
+			}
+			detail = fmt.Sprintf("from %s; approve with: %s", s.Source, how)
 		case s.State == mcp.StateNeedsAuthorization:
 			failed++
-			detail = fmt.Sprintf("sign in with: mcpls -login %s (%v)", s.Name, s.Err)
+			detail = fmt.Sprintf("sign in with: %s -login %s (%v)", hint, shellQuote(s.Name), s.Err)
 		case s.Err != nil:
 			if s.State == mcp.StateFailed || s.State == mcp.StateReconnecting {
 				failed++
@@ -130,28 +200,119 @@ func run(args []string, stdout, stderr io.Writer) int {
 				detail += fmt.Sprintf(" (protocol %s, %s)", s.ProtocolVersion, era)
 			}
 		}
-		if *verbose && s.Auth != "" {
+		if sc := cfg.Servers[s.Name]; *verbose && s.Auth != "" && (s.State == mcp.StateNeedsAuthorization || (sc != nil && sc.OAuth != nil)) {
 			detail += "; " + s.Auth
 		}
 		scope := string(s.Scope)
 		if scope == "" {
 			scope = "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d tools\t%s\n", s.Name, s.State, s.Transport, scope, s.Tools, oneLine(detail))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d tools\t%s\n", oneLine(s.Name), s.State, s.Transport, scope, s.Tools, oneLine(detail))
 		for _, warn := range s.Warnings {
-			fmt.Fprintf(w, "\t\t\t\t\twarning: %s\n", warn)
+			fmt.Fprintf(w, "\t\t\t\t\twarning: %s\n", oneLine(warn))
 		}
 	}
 	w.Flush()
 	if *verbose {
 		fmt.Fprintln(stdout)
 		for _, t := range tools {
-			fmt.Fprintf(stdout, "%s\n    %s\n", t.Name, oneLine(t.Description))
+			fmt.Fprintf(stdout, "%s\n    %s\n", oneLine(t.Name), oneLine(t.Description))
 		}
 	}
 	if failed > 0 {
 		return 1
 	}
+	return 0
+}
+
+// projectNames are the names of cfg's project entries, sorted.
+func projectNames(cfg *mcp.Config) []string {
+	var names []string
+	for _, name := range cfg.Names() {
+		if _, ok := cfg.ProjectEntry(name); ok {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return []string{"none"}
+	}
+	return names
+}
+
+func listResources(ctx context.Context, m *mcp.Manager, stdout, stderr io.Writer) int {
+	resources, err := m.Resources(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, safe(err.Error()))
+		return 1
+	}
+	templates, err := m.ResourceTemplates(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, safe(err.Error()))
+		return 1
+	}
+	if len(resources)+len(templates) == 0 {
+		fmt.Fprintln(stdout, "no resources")
+		return 0
+	}
+	for _, r := range resources {
+		fmt.Fprintf(stdout, "%s\n    %s\n", oneLine(r.Ref), oneLine(describe(r.Name, r.Title, r.Description)))
+	}
+	for _, t := range templates {
+		fmt.Fprintf(stdout, "%s (template)\n    %s\n", oneLine(t.Ref), oneLine(describe(t.Name, t.Title, t.Description)))
+	}
+	return 0
+}
+
+func listPrompts(ctx context.Context, m *mcp.Manager, stdout, stderr io.Writer) int {
+	prompts, err := m.Prompts(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, safe(err.Error()))
+		return 1
+	}
+	if len(prompts) == 0 {
+		fmt.Fprintln(stdout, "no prompts")
+		return 0
+	}
+	for _, p := range prompts {
+		var args []string
+		for _, a := range p.Arguments {
+			if a.Required {
+				args = append(args, a.Name)
+			} else {
+				args = append(args, "["+a.Name+"]")
+			}
+		}
+		fmt.Fprintf(stdout, "%s %s\n    %s\n", oneLine(p.Ref), oneLine(strings.Join(args, " ")), oneLine(describe(p.Name, p.Title, p.Description)))
+	}
+	return 0
+}
+
+func describe(name, title, description string) string {
+	parts := []string{}
+	for _, s := range []string{title, description} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return name
+	}
+	return strings.Join(parts, ": ")
+}
+
+// printResult prints a result as JSON (which escapes every control
+// character), or the error; list names the command that lists what exists.
+func printResult(res any, err error, list string, stdout, stderr io.Writer) int {
+	if errors.Is(err, mcp.ErrUnknownRef) {
+		fmt.Fprintf(stderr, "%s (list them with: %s)\n", safe(err.Error()), list)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, safe(err.Error()))
+		return 1
+	}
+	out, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Fprintln(stdout, string(out))
 	return 0
 }
 
@@ -166,11 +327,11 @@ func callTool(ctx context.Context, m *mcp.Manager, name, rawArgs string, stdout,
 	}
 	res, err := m.CallTool(ctx, name, args)
 	if errors.Is(err, mcp.ErrUnknownTool) {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "mcpls: unknown tool %q (list the tools with: mcpls -v)\n", safe(name))
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, safe(err.Error()))
 		return 1
 	}
 	out, _ := json.MarshalIndent(res, "", "  ")
@@ -181,10 +342,39 @@ func callTool(ctx context.Context, m *mcp.Manager, name, rawArgs string, stdout,
 	return 0
 }
 
+// oneLine is s on one line, cut to 160 bytes, safe for a terminal.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(safe(s)), " ")
 	if len(s) > 160 {
 		s = s[:157] + "..."
 	}
 	return s
+}
+
+// safe replaces the characters of s that a terminal would act on (C0 and
+// C1 controls but newline and tab, DEL, and the bidirectional overrides
+// that make text read otherwise than it is) with U+FFFD, so that text a
+// server or a config file supplies cannot move the cursor, recolour, or
+// fake lines of mcpls's output.
+func safe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f),
+			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return '\ufffd'
+		}
+		return r
+	}, s)
+}
+
+// shellQuote quotes s for a shell command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '@' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(safe(s), "'", `'\''`) + "'"
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcplug/mcplug/internal/testproc"
@@ -59,6 +60,105 @@ func TestCall(t *testing.T) {
 	stdout.Reset()
 	assert.Equal(t, 2, run([]string{"-config", config(t), "-call", "mcp__demo__nope"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "unknown tool")
+	assert.Contains(t, stderr.String(), "mcpls -v", "it says how to list the tools")
+	assert.NotContains(t, stderr.String(), "Tools", "not a Go method")
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"-h"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "-trust")
+	assert.Equal(t, 2, run([]string{"-nope"}, &stdout, &stderr))
+}
+
+// libraryConfig is a config file with the "library" scenario as server
+// "lib", whose name and texts carry terminal escapes.
+func libraryConfig(t *testing.T, name string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		name: map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: "library"}},
+	}})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "servers.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+func TestNoTerminalControlFromServersOrConfig(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	cfg := libraryConfig(t, "lib\x1b[2Jname")
+	for _, args := range [][]string{{"-v"}, {"-resources"}, {"-prompts"}, {"-read", "@lib\x1b[2Jname:file:///notes"}} {
+		stdout.Reset()
+		stderr.Reset()
+		code := run(append([]string{"-config", cfg}, args...), &stdout, &stderr)
+		require.Equal(t, 0, code, "%v: %s", args, stderr.String())
+		out := stdout.String() + stderr.String()
+		assert.NotContains(t, out, "\x1b", "%v", args)
+		assert.NotContains(t, out, "\x07", "%v", args)
+		assert.NotContains(t, out, "\r", "%v", args)
+	}
+	stdout.Reset()
+	run([]string{"-config", cfg, "-v"}, &stdout, &stderr)
+	assert.Contains(t, stdout.String(), "lib\ufffd[2Jname", "the text is shown, its controls replaced")
+}
+
+func TestResourcesAndPrompts(t *testing.T) {
+	cfg := libraryConfig(t, "lib")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-config", cfg, "-resources"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "@lib:file:///notes\n")
+	assert.Contains(t, stdout.String(), "@lib:file:///{path} (template)")
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"-config", cfg, "-read", "@lib:file:///notes"}, &stdout, &stderr), stderr.String())
+	var read mcp.ReadResourceResult
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &read))
+	assert.Equal(t, "notes\x1b[31m red", *read.Contents[0].Text, "JSON keeps the text, escaped")
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"-config", cfg, "-prompts"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "mcp__lib__review lang\n    review code")
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"-config", cfg, "-prompt", "mcp__lib__review", `{"lang":"go"}`}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "review this go")
+
+	stderr.Reset()
+	assert.Equal(t, 2, run([]string{"-config", cfg, "-read", "@nope:x"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "mcpls -resources")
+}
+
+func TestConfigFileRelativeCommands(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\nexec env " + testproc.EnvScenario + "=basic " + os.Args[0] + " -test.run=^$\n"
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bin", "server"), []byte(script), 0o755))
+	path := filepath.Join(dir, "servers.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"mcpServers": {"rel": {"command": "./bin/server"}}}`), 0o644))
+	t.Chdir(t.TempDir()) // elsewhere
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-config", path}, &stdout, &stderr), stdout.String()+stderr.String())
+	assert.Regexp(t, `rel\s+connected`, stdout.String(), "./bin/server is the file's folder's")
+}
+
+func TestOAuthShownOnlyWhereConfigured(t *testing.T) {
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"plain": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp"},
+		"oauth": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp", "oauth": map[string]any{"clientId": "c"}},
+	}})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "servers.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	var stdout, stderr bytes.Buffer
+	run([]string{"-config", path, "-v"}, &stdout, &stderr)
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if strings.HasPrefix(line, "plain") {
+			assert.NotContains(t, line, "oauth:")
+		}
+		if strings.HasPrefix(line, "oauth") {
+			assert.Contains(t, line, "oauth:")
+		}
+	}
 }
 
 func TestProjectServersAndApproval(t *testing.T) {
@@ -72,16 +172,30 @@ func TestProjectServersAndApproval(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"-C", project}, &stdout, &stderr), stderr.String())
-	assert.Regexp(t, `proj\s+needs approval\s+stdio\s+project\s+0 tools\s+from .*\.mcp\.json; approve with: mcpls -approve proj`, stdout.String())
+	assert.Regexp(t, `proj\s+needs approval\s+stdio\s+project\s+0 tools\s+from .*\.mcp\.json; approve with: mcpls -C \S+ -trust -approve proj`, stdout.String(), "the hint keeps -C")
 	assert.Empty(t, testproc.LiveChildren(), "nothing was started")
 
 	stdout.Reset()
-	assert.Equal(t, 0, run([]string{"-C", project, "-approve", "proj"}, &stdout, &stderr), stderr.String())
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"-C", project, "-approve", "proj"}, &stdout, &stderr), "an approval in a workspace not trusted would not count")
+	assert.Contains(t, stderr.String(), "mcpls -C "+project+" -trust -approve proj")
+	assert.NoFileExists(t, filepath.Join(project, ".claude", "settings.local.json"))
+
+	stdout.Reset()
+	assert.Equal(t, 0, run([]string{"-C", project, "-trust", "-approve", "proj"}, &stdout, &stderr), stderr.String())
 	assert.Regexp(t, `proj\s+connected\s+stdio\s+project\s+2 tools`, stdout.String())
 	assert.FileExists(t, filepath.Join(project, ".claude", "settings.local.json"))
 
+	stderr.Reset()
+	assert.Equal(t, 2, run([]string{"-C", project, "-approve", "porj"}, &stdout, &stderr), "a typo is refused")
+	assert.Contains(t, stderr.String(), `no project server "porj"`)
+	b, err = os.ReadFile(filepath.Join(project, ".claude", "settings.local.json"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "porj", "and not recorded")
+
 	stdout.Reset()
 	assert.Equal(t, 0, run([]string{"-C", project, "-reject", "proj"}, &stdout, &stderr), stderr.String())
+	assert.Empty(t, testproc.LiveChildren())
 	assert.Regexp(t, `proj\s+disabled\s+stdio\s+project`, stdout.String())
 }
 

@@ -4,6 +4,8 @@
 package testproc
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/addserver"
+	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
@@ -78,6 +81,27 @@ var scenarios = map[string]func(){
 				return mcptest.TextResult(wd + "|" + os.Getenv("CLAUDE_PROJECT_DIR"))
 			},
 		}})
+	},
+
+	// A server with a resource, a resource template and a prompt, whose
+	// name and texts carry terminal escape sequences.
+	"library": func() {
+		srv := &mcptest.Server{Name: "lib\x1b[2J\x1b[1;1Hfaked"}
+		text := "notes\x1b[31m red"
+		read := func(context.Context, *mcptest.Request) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: "file:///notes", Text: &text}}}, nil
+		}
+		srv.AddResource(mcp.Resource{URI: "file:///notes", Name: "notes", Description: "the notes\x1b]0;title\x07"}, read)
+		srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///{path}", Name: "files"}, read)
+		srv.AddPrompt(mcp.Prompt{Name: "review", Description: "review code", Arguments: []mcp.PromptArgument{{Name: "lang", Required: true}}}, func(_ context.Context, req *mcptest.Request) (*mcp.GetPromptResult, error) {
+			var args map[string]string
+			json.Unmarshal(req.Arguments, &args)
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Content{Type: "text", Text: "review this " + args["lang"]}}}}, nil
+		})
+		srv.AddTool(mcp.Tool{Name: "echo", Description: "echo\x1b[2K\rfake status line", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("ok"), nil
+		})
+		serveStdio(srv)
 	},
 
 	// The demo's add server (examples/addserver).
