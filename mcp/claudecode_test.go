@@ -1,0 +1,323 @@
+package mcp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/testproc"
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// claudeCodeVersion is the Claude Code release the config semantics are
+// checked against.
+const claudeCodeVersion = "2.1.328"
+
+// claudeBinary returns Claude Code's executable, as $MCPLUG_CLAUDE_CODE
+// names it, or installs it from npm into the user's cache when that is
+// "1". Without the variable, the test is skipped.
+func claudeBinary(t *testing.T) string {
+	t.Helper()
+	v := os.Getenv("MCPLUG_CLAUDE_CODE")
+	switch v {
+	case "":
+		t.Skip("set MCPLUG_CLAUDE_CODE=1 to install Claude Code " + claudeCodeVersion + " from npm, or to its claude executable")
+	case "1":
+	default:
+		return v
+	}
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	if arch == "" || (runtime.GOOS != "linux" && runtime.GOOS != "darwin") {
+		t.Skipf("no Claude Code build for %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	cache, err := os.UserCacheDir()
+	require.NoError(t, err)
+	prefix := filepath.Join(cache, "mcplug-claude-code-"+claudeCodeVersion)
+	// The package's own executable, from its platform package (its
+	// postinstall would only link it into place).
+	bin := filepath.Join(prefix, "node_modules", "@anthropic-ai", "claude-code-"+runtime.GOOS+"-"+arch, "claude")
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts",
+			"--prefix", prefix, "@anthropic-ai/claude-code@"+claudeCodeVersion)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "npm install: %s", out)
+	}
+	return bin
+}
+
+// A ccCase is one config set-up, seen by Claude Code and by mcplug.
+type ccCase struct {
+	name string
+	// files maps a path to its content: "home/…", "root/…" (the git work
+	// tree), "root/sub/…", "parent/…" (the folder holding root). In
+	// content, BIN is a command that serves MCP, ENV its environment,
+	// ROOT, SUB and PARENT the folders, HTTP and HTTPAUTH URLs of MCP
+	// servers over HTTP (the second wants "Authorization: Bearer ok").
+	files map[string]string
+	from  string // "root" (default), "sub", or "link" (a symlink to root)
+	noGit bool
+	want  map[string]string // server → connected, pending, failed, absent
+	// differs names the deliberate difference (README, "Differences from
+	// Claude Code") a case shows, if it shows one.
+	differs string
+}
+
+func TestAgreesWithClaudeCode(t *testing.T) {
+	claude := claudeBinary(t)
+	httpSrv := httptest.NewServer(&mcptest.Server{})
+	defer httpSrv.Close()
+	authSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer ok" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		(&mcptest.Server{}).ServeHTTP(w, r)
+	}))
+	defer authSrv.Close()
+
+	ok := `{"command": "BIN", "args": ["-test.run=^$"], "env": ENV}`
+	approveAll := `{"enableAllProjectMcpServers": true}`
+	trustRoot := `{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}}`
+	// expands serves only if its first argument, after expansion, is want.
+	expands := func(arg, want string) string {
+		return `{"command": "sh", "args": ["-c", "test \"$1\" = '` + want + `' && exec BIN -test.run=^$", "sh", "` + arg + `"], "env": ENV}`
+	}
+	helper := func(helper string) string {
+		return `{"type": "http", "url": "HTTPAUTH", "headersHelper": "` + helper + `"}`
+	}
+	cases := []ccCase{
+		{name: "a user server", files: map[string]string{"home/.claude.json": `{"mcpServers": {"u": ` + ok + `}}`},
+			want: map[string]string{"u": "connected"}},
+		{name: "a local server", files: map[string]string{"home/.claude.json": `{"projects": {"ROOT": {"mcpServers": {"l": ` + ok + `}}}}`},
+			want: map[string]string{"l": "connected"}},
+		{name: "a project server nobody approved", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`},
+			want: map[string]string{"p": "pending"}},
+		{name: "approved by name in the user's settings", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude/settings.json": `{"enabledMcpjsonServers": ["p"]}`}, want: map[string]string{"p": "connected"}},
+		{name: "all approved in the user's settings", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude/settings.json": approveAll}, want: map[string]string{"p": "connected"}},
+		{name: "rejected in the user's settings", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `, "q": ` + ok + `}}`,
+			"home/.claude/settings.json": `{"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["p"]}`}, want: map[string]string{"p": "absent", "q": "connected"}},
+		{name: "the project's local settings, workspace not trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"root/.claude/settings.local.json": `{"enabledMcpjsonServers": ["p"]}`}, want: map[string]string{"p": "pending"}},
+		{name: "the project's local settings, workspace trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"root/.claude/settings.local.json": `{"enabledMcpjsonServers": ["p"]}`, "home/.claude.json": trustRoot}, want: map[string]string{"p": "connected"}},
+		{name: "the project's entry in ~/.claude.json, not trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude.json": `{"projects": {"ROOT": {"enabledMcpjsonServers": ["p"]}}}`}, want: map[string]string{"p": "pending"}},
+		{name: "the project's entry in ~/.claude.json, trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude.json": `{"projects": {"ROOT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["p"]}}}`}, want: map[string]string{"p": "connected"}},
+		{name: "trust of a parent of the root does not count", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"root/.claude/settings.local.json": `{"enabledMcpjsonServers": ["p"]}`, "home/.claude.json": `{"projects": {"PARENT": {"hasTrustDialogAccepted": true}}}`},
+			want: map[string]string{"p": "pending"}},
+		{name: "a shipped trust flag does not count", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"root/.claude/settings.local.json": `{"hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true}`, "root/.claude.json": trustRoot},
+			want: map[string]string{"p": "pending"}},
+		{name: "from a sub-directory of the repository", from: "sub", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude/settings.json": approveAll}, want: map[string]string{"p": "connected"}},
+		{name: "a .mcp.json above the git root", files: map[string]string{"parent/.mcp.json": `{"mcpServers": {"above": ` + ok + `}}`,
+			"home/.claude/settings.json": approveAll}, want: map[string]string{"above": "connected"}},
+		{name: "the nearer .mcp.json wins", from: "sub", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": {"command": "/bin/false"}}}`,
+			"root/sub/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`, "home/.claude/settings.json": approveAll}, want: map[string]string{"p": "connected"}},
+		{name: "the local scope is keyed by the git root", from: "sub", files: map[string]string{"home/.claude.json": `{"projects": {"ROOT": {"mcpServers": {"l": ` + ok + `}}}}`},
+			want: map[string]string{"l": "connected"}},
+		{name: "the trust of a sub-directory's own key", from: "sub", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"root/sub/.claude/settings.local.json": `{"enabledMcpjsonServers": ["p"]}`, "home/.claude.json": `{"projects": {"SUB": {"hasTrustDialogAccepted": true}}}`},
+			want: map[string]string{"p": "connected"}},
+		{name: "outside git, a parent's trust does not count", from: "sub", noGit: true, files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"root/sub/.claude/settings.local.json": `{"enabledMcpjsonServers": ["p"]}`, "home/.claude.json": trustRoot}, want: map[string]string{"p": "pending"}},
+		{name: "a symlinked directory is keyed by its real path", from: "link", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude.json": `{"projects": {"ROOT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["p"]}}}`}, want: map[string]string{"p": "connected"}},
+		{name: "an unapproved project entry hides no user server", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"gh": {"command": "/bin/false"}}}`,
+			"home/.claude.json": `{"mcpServers": {"gh": ` + ok + `}}`}, want: map[string]string{"gh": "connected"}},
+		{name: "a rejected project entry hides no user server", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"gh": {"command": "/bin/false"}}}`,
+			"home/.claude.json": `{"mcpServers": {"gh": ` + ok + `}}`, "home/.claude/settings.json": `{"disabledMcpjsonServers": ["gh"]}`}, want: map[string]string{"gh": "connected"}},
+		{name: "${VAR:-d} with VAR set but empty gives the empty value", files: map[string]string{"home/.claude.json": `{"mcpServers": {"e": ` + expands("${MCPLUG_CC_EMPTY:-d}", "") + `}}`},
+			want: map[string]string{"e": "connected"}},
+		{name: "${VAR:-d} with VAR unset gives the default", files: map[string]string{"home/.claude.json": `{"mcpServers": {"e": ` + expands("${MCPLUG_CC_UNSET:-d}", "d") + `}}`},
+			want: map[string]string{"e": "connected"}},
+		{name: "${VAR} with VAR set", files: map[string]string{"home/.claude.json": `{"mcpServers": {"e": ` + expands("${MCPLUG_CC_SET}", "v") + `}}`},
+			want: map[string]string{"e": "connected"}},
+		{name: "${VAR} unset, without a default", files: map[string]string{"home/.claude.json": `{"mcpServers": {"e": ` + expands("${MCPLUG_CC_UNSET}", "${MCPLUG_CC_UNSET}") + `}}`},
+			want: map[string]string{"e": "connected"}, differs: "an unset ${VAR} fails the server"},
+		{name: "a server that exits", files: map[string]string{"home/.claude.json": `{"mcpServers": {"x": {"command": "/bin/false"}}}`},
+			want: map[string]string{"x": "failed"}},
+		{name: "an http server", files: map[string]string{"home/.claude.json": `{"mcpServers": {"h": {"type": "http", "url": "HTTP"}}}`},
+			want: map[string]string{"h": "connected"}},
+		{name: "http and sse servers nobody listens for", files: map[string]string{"home/.claude.json": `{"mcpServers": {"h": {"type": "http", "url": "http://127.0.0.1:1/mcp"}, "s": {"type": "sse", "url": "http://127.0.0.1:1/sse"}}}`},
+			want: map[string]string{"h": "failed", "s": "failed"}},
+		{name: "the user's headersHelper", files: map[string]string{"home/.claude.json": `{"mcpServers": {"h": ` + helper(`echo '{\"Authorization\": \"Bearer ok\"}'`) + `}}`},
+			want: map[string]string{"h": "connected"}},
+		{name: "a project headersHelper, trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"h": ` + helper(`echo '{\"Authorization\": \"Bearer ok\"}'`) + `}}`,
+			"home/.claude/settings.json": approveAll, "home/.claude.json": trustRoot}, want: map[string]string{"h": "connected"}},
+		{name: "a project headersHelper, not trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"h": ` + helper(`echo '{\"Authorization\": \"Bearer ok\"}'`) + `}}`,
+			"home/.claude/settings.json": approveAll}, want: map[string]string{"h": "failed"}},
+		{name: "the user's server in a workspace not trusted runs outside it", files: map[string]string{"root/marker": "",
+			"home/.claude.json": `{"mcpServers": {"w": {"command": "sh", "args": ["-c", "test -f marker && exec BIN -test.run=^$"], "env": ENV}}}`},
+			want: map[string]string{"w": "connected"}, differs: "the user's servers run outside a workspace that is not trusted"},
+		{name: "the user's server in a trusted workspace runs in it", files: map[string]string{"root/marker": "", "home/.claude.json": `{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}, "mcpServers": {"w": {"command": "sh", "args": ["-c", "test -f marker && exec BIN -test.run=^$"], "env": ENV}}}`},
+			want: map[string]string{"w": "connected"}},
+		{name: "servers in ~/.claude/settings.json", files: map[string]string{"home/.claude/settings.json": `{"mcpServers": {"s": ` + ok + `}}`},
+			want: map[string]string{"s": "absent"}, differs: "the seed's extra locations"},
+		{name: "servers in the project's .claude/settings.json", files: map[string]string{"root/.claude/settings.json": `{"mcpServers": {"s": ` + ok + `}}`, "home/.claude/settings.json": approveAll},
+			want: map[string]string{"s": "absent"}, differs: "the seed's extra locations"},
+		{name: "an entry with a url and no type", files: map[string]string{"home/.claude.json": `{"mcpServers": {"h": {"url": "HTTP"}}}`},
+			want: map[string]string{"h": "absent"}, differs: "url without type"},
+		{name: "a flat .mcp.json", files: map[string]string{"root/.mcp.json": `{"p": ` + ok + `}`, "home/.claude/settings.json": approveAll},
+			want: map[string]string{"p": "absent"}, differs: "a flat .mcp.json"},
+		{name: "an entry with a cwd", files: map[string]string{"root/sub/marker": "", "home/.claude.json": `{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}, "mcpServers": {"c": {"command": "sh", "args": ["-c", "test -f marker && exec BIN -test.run=^$"], "cwd": "SUB", "env": ENV}}}`},
+			want: map[string]string{"c": "failed"}, differs: "cwd"},
+		{name: "a disabled entry", files: map[string]string{"home/.claude.json": `{"mcpServers": {"d": {"command": "BIN", "args": ["-test.run=^$"], "env": ENV, "disabled": true}}}`},
+			want: map[string]string{"d": "connected"}, differs: "disabled"},
+	}
+
+	t.Setenv("MCPLUG_CC_EMPTY", "")
+	t.Setenv("MCPLUG_CC_SET", "v")
+	os.Unsetenv("MCPLUG_CC_UNSET")
+	agree, differ := 0, 0
+	var report []string
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := lay(t, tc, httpSrv.URL, authSrv.URL)
+			theirs := claudeList(t, claude, dir)
+			ours := mcplugList(t, dir)
+			names := map[string]bool{}
+			for n := range tc.want {
+				names[n] = true
+			}
+			same := true
+			for n := range names {
+				for _, m := range []map[string]string{theirs, ours} {
+					if m[n] == "" {
+						m[n] = "absent"
+					}
+				}
+				if theirs[n] != ours[n] {
+					same = false
+				}
+				if tc.differs == "" {
+					assert.Equal(t, tc.want[n], theirs[n], "Claude Code on %q (the case's expectation is stale)", n)
+				}
+			}
+			line := fmt.Sprintf("%-70s claude %v, mcplug %v", tc.name, theirs, ours)
+			switch {
+			case same:
+				agree++
+				report = append(report, "agree  "+line)
+			case tc.differs != "":
+				differ++
+				report = append(report, "differ "+line+" (deliberate: "+tc.differs+")")
+			default:
+				differ++
+				report = append(report, "DIFFER "+line)
+				t.Errorf("mcplug and Claude Code disagree, and README names no difference: Claude Code %v, mcplug %v", theirs, ours)
+			}
+		})
+	}
+	t.Logf("Claude Code %s and mcplug: %d agree / %d differ\n%s", claudeCodeVersion, agree, differ, strings.Join(report, "\n"))
+	fmt.Printf("claude-code: %d agree / %d differ (all differences deliberate unless the test failed)\n", agree, differ)
+}
+
+// lay writes tc's files into a new home, root, sub and parent, points HOME
+// at the home, and returns the directory to run from.
+func lay(t *testing.T, tc ccCase, httpURL, authURL string) string {
+	t.Helper()
+	parent, _ := filepath.EvalSymlinks(t.TempDir())
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(parent, "repo")
+	sub := filepath.Join(root, "sub")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	if !tc.noGit {
+		out, err := exec.Command("git", "init", "-q", root).CombinedOutput()
+		require.NoError(t, err, "git init: %s", out)
+	}
+	t.Setenv("HOME", home)
+	env := fmt.Sprintf(`{%q: "basic"}`, testproc.EnvScenario)
+	r := strings.NewReplacer("BIN", os.Args[0], "ENV", env, "SUB", sub, "ROOT", root, "PARENT", parent, "HTTPAUTH", authURL+"/mcp", "HTTP", httpURL+"/mcp")
+	for path, content := range tc.files {
+		base, rel, _ := strings.Cut(path, "/")
+		dir := map[string]string{"home": home, "root": root, "parent": parent}[base]
+		writeFile(t, filepath.Join(dir, rel), r.Replace(content))
+	}
+	switch tc.from {
+	case "sub":
+		return sub
+	case "link":
+		link := filepath.Join(t.TempDir(), "link")
+		require.NoError(t, os.Symlink(root, link))
+		return link
+	}
+	return root
+}
+
+// claudeLine is a server's line of `claude mcp list`: "name: what - status".
+var claudeLine = regexp.MustCompile(`^(\S+): .* - (✔ Connected|⏸ Pending approval|✘ Failed|! Needs authentication)`)
+
+// claudeList runs `claude mcp list` in dir and returns each server's
+// state.
+func claudeList(t *testing.T, claude, dir string) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "mcp", "list")
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CLAUDE") && !strings.HasPrefix(kv, "ANTHROPIC") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "claude mcp list: %s", out)
+	got := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		m := claudeLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		state := map[string]string{"✔ Connected": "connected", "⏸ Pending approval": "pending"}[m[2]]
+		if state == "" {
+			state = "failed"
+		}
+		got[m[1]] = state
+	}
+	t.Logf("claude mcp list:\n%s", out)
+	return got
+}
+
+// mcplugList loads dir's config, connects its servers, and returns each
+// server's state in Claude Code's words.
+func mcplugList(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	cfg, _ := mcp.LoadConfig(dir)
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: quiet, ConnectTimeout: 30 * time.Second, ShutdownTimeout: time.Second})
+	defer m.Close()
+	m.Connect(context.Background())
+	got := map[string]string{}
+	for _, st := range m.Status() {
+		switch st.State {
+		case mcp.StateConnected:
+			got[st.Name] = "connected"
+		case mcp.StateNeedsApproval:
+			got[st.Name] = "pending"
+		case mcp.StateDisabled:
+		default:
+			got[st.Name] = "failed"
+		}
+	}
+	return got
+}
