@@ -114,7 +114,9 @@
 // and an answer that is empty, not JSON or for another id fails only its
 // call. Errors, logs and [ServerStatus] never repeat URL credentials, query
 // values, header or env values from a config. Project servers from
-// [LoadConfig] run only once the user approved them (see [Approval]).
+// [LoadConfig] run only once the user approved them (see [Approval]), and
+// nothing inside a workspace decides anything until the user trusts it
+// (see [Workspace]).
 //
 // The package logs through log/slog (Options.Logger) and never prints.
 package mcp

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcplug/mcplug/mcp"
@@ -66,4 +68,32 @@ func ExampleParseConfig() {
 	// files: stdio npx [-y files-server /tmp]
 	// search: mcp: example.json: server "search": headers.Authorization: environment variable MCPLUG_EXAMPLE_UNSET is not set (set it, or write ${MCPLUG_EXAMPLE_UNSET:-default})
 	// config ok: false
+}
+
+// A cloned repository's servers wait for the user. Approvals in the
+// workspace's own files count only once the workspace is trusted, which
+// only the user's ~/.claude.json (or the program) can say.
+func ExampleLoadConfig() {
+	home, _ := os.MkdirTemp("", "home")
+	project, _ := os.MkdirTemp("", "repo")
+	defer os.RemoveAll(home)
+	defer os.RemoveAll(project)
+	defer os.Setenv("HOME", os.Getenv("HOME"))
+	os.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(project, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(`{"mcpServers": {"lint": {"command": "./lint-server"}}}`), 0o644)
+	// The repository approves its own server: that counts for nothing yet.
+	os.WriteFile(filepath.Join(project, ".claude", "settings.local.json"), []byte(`{"enabledMcpjsonServers": ["lint"]}`), 0o644)
+
+	cfg, _ := mcp.LoadConfig(project)
+	fmt.Println("trusted:", cfg.Workspace.Trusted, "lint:", cfg.Servers["lint"].Approval == mcp.Approved)
+
+	if err := mcp.SaveTrust(project); err != nil { // what the user's "trust this folder" does
+		log.Fatal(err)
+	}
+	cfg, _ = mcp.LoadConfig(project)
+	fmt.Println("trusted:", cfg.Workspace.Trusted, "lint:", cfg.Servers["lint"].Approval == mcp.Approved)
+	// Output:
+	// trusted: false lint: false
+	// trusted: true lint: true
 }

@@ -103,7 +103,7 @@ func signIn(ctx context.Context, m *mcp.Manager, cfg *mcp.Config, name string, w
 		return fmt.Errorf("no server %q in the config", name)
 	}
 	lb, err := auth.NewLoopback(callbackAddr(sc), "/callback", func(authURL string) error {
-		fmt.Fprintf(w, "Sign in to %s: open %s\n", name, authURL)
+		fmt.Fprintf(w, "Sign in to %s: open %s\n", safe(name), safe(authURL)) // the URL comes from the server's metadata
 		return nil
 	})
 	if err != nil {
