@@ -330,16 +330,10 @@ func callTool(ctx context.Context, m *mcp.Manager, name, rawArgs string, stdout,
 		fmt.Fprintf(stderr, "mcpls: unknown tool %q (list the tools with: mcpls -v)\n", safe(name))
 		return 2
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, safe(err.Error()))
-		return 1
+	if code := printResult(res, err, "mcpls -v", stdout, stderr); code != 0 || !res.IsError {
+		return code
 	}
-	out, _ := json.MarshalIndent(res, "", "  ")
-	fmt.Fprintln(stdout, string(out))
-	if res.IsError {
-		return 1
-	}
-	return 0
+	return 1
 }
 
 // oneLine is s on one line, cut to 160 bytes, safe for a terminal.

@@ -24,11 +24,17 @@ func config(t *testing.T) string {
 	entry := func(scenario string) map[string]any {
 		return map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: scenario}}
 	}
-	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	return writeConfig(t, map[string]any{
 		"demo":   entry("basic"),
 		"broken": entry("exit-before-init"),
 		"off":    map[string]any{"command": "x", "disabled": true},
-	}})
+	})
+}
+
+// writeConfig writes a config file of servers and returns its path.
+func writeConfig(t *testing.T, servers map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "servers.json")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
@@ -75,13 +81,9 @@ func TestHelpExitsZero(t *testing.T) {
 // "lib", whose name and texts carry terminal escapes.
 func libraryConfig(t *testing.T, name string) string {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	return writeConfig(t, map[string]any{
 		name: map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: "library"}},
-	}})
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "servers.json")
-	require.NoError(t, os.WriteFile(path, b, 0o644))
-	return path
+	})
 }
 
 func TestNoTerminalControlFromServersOrConfig(t *testing.T) {
@@ -142,13 +144,10 @@ func TestConfigFileRelativeCommands(t *testing.T) {
 }
 
 func TestOAuthShownOnlyWhereConfigured(t *testing.T) {
-	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	path := writeConfig(t, map[string]any{
 		"plain": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp"},
 		"oauth": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp", "oauth": map[string]any{"clientId": "c"}},
-	}})
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "servers.json")
-	require.NoError(t, os.WriteFile(path, b, 0o644))
+	})
 	var stdout, stderr bytes.Buffer
 	run([]string{"-config", path, "-v"}, &stdout, &stderr)
 	for _, line := range strings.Split(stdout.String(), "\n") {
