@@ -41,7 +41,8 @@ func TestConnectHandshake(t *testing.T) {
 	require.GreaterOrEqual(t, len(seen), 3)
 	assert.Equal(t, "server/discover", seen[0].Method, "the probe comes first")
 	assert.JSONEq(t, "1", string(seen[0].ID), "request ids start at 1")
-	seen = seen[1:] // a legacy server: it answered the probe with an error
+	assert.Equal(t, "ping", seen[1].Method, "with a ping, to tell a live server that ignores the probe from one still starting")
+	seen = seen[2:] // a legacy server: it answered the probe with an error
 	assert.Equal(t, "initialize", seen[0].Method)
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`

@@ -33,10 +33,19 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// probeTimeout bounds the server/discover probe on a stream without
-// per-request status (stdio): a legacy server may not answer a request it
-// does not know before initialize at all.
-var probeTimeout = 3 * time.Second
+// On a stream without per-request status (stdio), a legacy server may not
+// answer a request it does not know before initialize at all, and a
+// server that is still starting answers nothing yet: the two look alike.
+// So the probe races: server/discover and ping go out together; a ping
+// answered while discover is not (pingGrace later) means a live server
+// that ignored discover, and nothing answered within probeTimeout means
+// initialize is sent beside the pending discover. Whichever handshake is
+// answered first decides, so a slow modern server's late discover answer
+// is used, never dropped, and the probe is bounded only by the Connect ctx.
+var (
+	probeTimeout = 3 * time.Second
+	pingGrace    = 200 * time.Millisecond
+)
 
 // discoverResult is the answer to server/discover.
 type discoverResult struct {
@@ -126,7 +135,15 @@ func (c *Connection) handshake(ctx context.Context) error {
 		version = pinned
 	}
 	for attempt := 0; ; attempt++ {
-		err := c.discover(ctx, version)
+		var err error
+		if attempt == 0 && pinned == "" && !c.overHTTP() {
+			var done bool
+			if done, err = c.race(ctx, version); done {
+				return err
+			}
+		} else {
+			err = c.discover(ctx, version)
+		}
 		if err == nil {
 			return nil
 		}
@@ -152,7 +169,7 @@ func (c *Connection) handshake(ctx context.Context) error {
 		if errors.Is(err, ErrClosed) || authorizationFailed(err) {
 			return err // initialize would meet the same refusal
 		}
-		c.logger.Debug("mcp: server/discover failed; taking the server for a legacy one", "err", err)
+		c.logger.Info("mcp: server/discover failed; speaking the legacy protocol", "version", LatestLegacyVersion, "err", err)
 		return c.initialize(ctx, LatestLegacyVersion)
 	}
 }
@@ -167,21 +184,145 @@ type eraCache interface {
 // eraLegacy is what eraCache keeps for a server that spoke only legacy.
 const eraLegacy = "legacy"
 
+// race is the first probe of a stream without per-request status, nothing
+// pinned: see probeTimeout. done reports that the handshake is over, with
+// err its outcome (nil: spoken in the era the server chose); otherwise
+// err is a modern server's refusal of version for the caller to act on.
+func (c *Connection) race(ctx context.Context, version string) (done bool, err error) {
+	c.setVersion(version)
+	probes, stop := context.WithCancel(ctx) // ends the waits of the probes not used
+	defer stop()
+	discover := c.async(probes, "server/discover", nil)
+	ping := c.async(probes, "ping", nil)
+	timer := time.NewTimer(probeTimeout)
+	defer timer.Stop()
+	var init chan asyncAnswer // the initialize sent beside discover, if it was
+	var initErr error         // its refusal, while discover may still answer
+	why := "no answer to server/discover within " + probeTimeout.String()
+	sendInit := func() {
+		if init == nil && initErr == nil {
+			c.setVersion("")
+			init = c.async(probes, "initialize", c.initializeParams(LatestLegacyVersion))
+		}
+	}
+	for {
+		select {
+		case a := <-discover:
+			discover = nil
+			var res discoverResult
+			if a.err == nil {
+				a.err = c.decode("server/discover", a.raw, &res)
+			}
+			if a.err == nil {
+				if a.err = c.discovered(ctx, version, &res); a.err == nil {
+					c.logger.Info("mcp: the server answered server/discover; speaking the modern protocol", "version", c.InitializeResult().ProtocolVersion)
+					return true, nil
+				}
+				if !errors.Is(a.err, errNotDiscover) {
+					return true, a.err
+				}
+			}
+			if _, ok := unsupportedVersion(a.err); ok || modernError(a.err) {
+				c.setVersion("")
+				return false, a.err // a modern server: initialize, if sent, will be refused
+			}
+			if errors.Is(a.err, ErrClosed) || ctx.Err() != nil {
+				return true, a.err
+			}
+			why = "server/discover failed: " + a.err.Error()
+			if initErr != nil {
+				return true, initErr
+			}
+			sendInit()
+		case <-ping:
+			ping = nil
+			if discover != nil && init == nil {
+				// Alive, and discover is not answered: a server that
+				// handles requests in order ignored it.
+				why = "the server answered ping, not server/discover"
+				timer.Reset(pingGrace)
+			}
+		case <-timer.C:
+			sendInit()
+		case a := <-init:
+			init = nil
+			if a.err == nil {
+				var res InitializeResult
+				if a.err = c.decode("initialize", a.raw, &res); a.err == nil {
+					c.logger.Info("mcp: speaking the legacy protocol", "version", res.ProtocolVersion, "reason", why)
+					return true, c.initialized(ctx, &res)
+				}
+			}
+			initErr = wrap("initialize", a.err)
+			if discover == nil || errors.Is(a.err, ErrClosed) {
+				return true, initErr
+			}
+			// Refused: the server may have taken discover for its
+			// handshake and answer it yet.
+		case <-ctx.Done():
+			c.setVersion("")
+			return true, fmt.Errorf("mcp: no handshake answered (%s): %w", why, context.Cause(ctx))
+		}
+	}
+}
+
+// asyncAnswer is the answer to a request sent by async.
+type asyncAnswer struct {
+	raw []byte
+	err error
+}
+
+// async sends a request now and returns where its answer arrives (once;
+// nothing arrives after ctx ends). Unlike call, an abandoned request is
+// not cancelled at the server: the handshake's probes are simply left.
+func (c *Connection) async(ctx context.Context, method string, params any) chan asyncAnswer {
+	out := make(chan asyncAnswer, 1)
+	id := c.nextID.Add(1)
+	pc, err := c.pending.add(id)
+	if err == nil {
+		if err = c.sendWith(ctx, id, method, params, nil); err != nil && c.pending.remove(id) {
+			release(pc)
+		}
+	}
+	if err != nil {
+		out <- asyncAnswer{err: c.mapError(method, err)}
+		return out
+	}
+	go func() {
+		r, err := c.stream.await(ctx, pc)
+		switch {
+		case err != nil:
+			if c.pending.remove(id) {
+				release(pc)
+			}
+			return
+		case r.err != nil:
+			out <- asyncAnswer{err: c.mapError(method, r.err)}
+		default:
+			out <- asyncAnswer{raw: r.result}
+		}
+		release(pc)
+	}()
+	return out
+}
+
 // discover probes with server/discover at version and, on a DiscoverResult,
-// makes the Connection modern.
+// makes the Connection modern. Over HTTP every request has an answer, so
+// the probe is bounded by ctx alone, as it is with a pinned version.
 func (c *Connection) discover(ctx context.Context, version string) error {
 	c.setVersion(version)
-	probe, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
 	var res discoverResult
-	err := c.call(probe, "server/discover", nil, &res)
+	err := c.call(ctx, "server/discover", nil, &res)
 	if err != nil {
 		c.setVersion("")
-		if ctx.Err() == nil && probe.Err() != nil {
-			return fmt.Errorf("mcp: server/discover: no answer within %v", probeTimeout)
-		}
 		return err
 	}
+	return c.discovered(ctx, version, &res)
+}
+
+// discovered acts on the DiscoverResult res, the answer to a probe at
+// version.
+func (c *Connection) discovered(ctx context.Context, version string, res *discoverResult) error {
 	if len(res.SupportedVersions) == 0 { // no version to speak: a legacy server answering anything, or nothing in common
 		c.setVersion("")
 		return errNotDiscover
@@ -262,19 +403,27 @@ var errNotDiscover = errors.New("mcp: server/discover: the answer names no suppo
 
 // initialize runs the legacy handshake offering version.
 func (c *Connection) initialize(ctx context.Context, version string) error {
-	params := initializeParams{
+	var res InitializeResult
+	if err := c.call(ctx, "initialize", c.initializeParams(version), &res); err != nil {
+		return wrap("initialize", err)
+	}
+	return c.initialized(ctx, &res)
+}
+
+func (c *Connection) initializeParams(version string) initializeParams {
+	return initializeParams{
 		ProtocolVersion: version,
 		Capabilities:    c.opts.capabilities(),
 		ClientInfo:      c.clientInfo(),
 	}
-	var res InitializeResult
-	if err := c.call(ctx, "initialize", params, &res); err != nil {
-		return wrap("initialize", err)
-	}
+}
+
+// initialized ends the legacy handshake that res answered.
+func (c *Connection) initialized(ctx context.Context, res *InitializeResult) error {
 	if !slices.Contains(SupportedProtocolVersions, res.ProtocolVersion) || IsModern(res.ProtocolVersion) {
 		return &VersionError{Version: res.ProtocolVersion}
 	}
-	c.setInit(res)
+	c.setInit(*res)
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return wrap("initialized", err)
 	}

@@ -64,11 +64,11 @@ func TestEras(t *testing.T) {
 		modern   bool
 		methods  []string // the first ones the server receives
 	}{
-		{"a modern-only server is spoken to in 2026-07-28", mcptest.Modern, "", "2026-07-28", true, []string{"server/discover", "tools/list"}},
-		{"a dual-era server too", mcptest.DualEra, "", "2026-07-28", true, []string{"server/discover", "tools/list"}},
-		{"a legacy server gets initialize after the probe", nil, "", "2025-11-25", false, []string{"server/discover", "initialize", "notifications/initialized", "tools/list"}},
+		{"a modern-only server is spoken to in 2026-07-28", mcptest.Modern, "", "2026-07-28", true, []string{"server/discover", "ping", "tools/list"}},
+		{"a dual-era server too", mcptest.DualEra, "", "2026-07-28", true, []string{"server/discover", "ping", "tools/list"}},
+		{"a legacy server gets initialize after the probe", nil, "", "2025-11-25", false, []string{"server/discover", "ping", "initialize", "notifications/initialized", "tools/list"}},
 		{"a pinned legacy version skips the probe", mcptest.DualEra, "2025-11-25", "2025-11-25", false, []string{"initialize", "notifications/initialized", "tools/list"}},
-		{"a server that lists only a legacy version of ours", []string{"2027-01-01", "2025-11-25"}, "", "2025-11-25", false, []string{"server/discover", "initialize", "notifications/initialized", "tools/list"}},
+		{"a server that lists only a legacy version of ours", []string{"2027-01-01", "2025-11-25"}, "", "2025-11-25", false, []string{"server/discover", "ping", "initialize", "notifications/initialized", "tools/list"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestModernRequestMeta(t *testing.T) {
 			assert.Equal(t, "x", p.Arguments["text"])
 		}
 	}
-	assert.Equal(t, 3, requests, "server/discover, tools/call, tools/list")
+	assert.Equal(t, 4, requests, "server/discover, ping, tools/call, tools/list")
 	assert.NotContains(t, rec.list(), "initialize")
 }
 
@@ -174,7 +174,7 @@ func TestModernReplacements(t *testing.T) {
 		rec := &methods{}
 		c := connect(t, (&mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on}).Transport())
 		require.NoError(t, c.Ping(ctxTimeout(t, 5*time.Second)))
-		assert.Equal(t, []string{"server/discover", "server/discover"}, rec.list())
+		assert.Equal(t, []string{"server/discover", "ping", "server/discover"}, rec.list(), "the handshake's probe and ping, then Ping's discover")
 	})
 	t.Run("SetRoots sends no list_changed, and the next input request sees the new roots", func(t *testing.T) {
 		noLeaks(t)

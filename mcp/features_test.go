@@ -203,7 +203,7 @@ func TestCompletionLoggingPing(t *testing.T) {
 	assert.JSONEq(t, `{"slow":true}`, string(m.Data))
 
 	require.NoError(t, c.Ping(ctx))
-	assert.Len(t, rec.params("ping"), 1)
+	assert.Len(t, rec.params("ping"), 2, "the handshake's, and Ping's")
 }
 
 func TestServerLogsGoToSlogByDefault(t *testing.T) {

@@ -365,7 +365,7 @@ func TestLegacySSEKeepsWriteOrder(t *testing.T) {
 	require.NoError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Equal(t, []string{"server/discover", "initialize", "notifications/initialized", "tools/call"}, order)
+	assert.Equal(t, []string{"server/discover", "ping", "initialize", "notifications/initialized", "tools/call"}, order)
 }
 
 func TestHTTPServerThatStopsTakingMessagesFailsTheConnection(t *testing.T) {
