@@ -31,7 +31,6 @@ type pendingCall struct {
 	ch chan reply // buffered: delivery never blocks the reader
 }
 
-var pendingPool = sync.Pool{New: func() any { return &pendingCall{ch: make(chan reply, 1)} }}
 
 // pendingCalls maps request ids to the calls waiting for them. The map is
 // split in shards by id, so that the calls registering themselves and the
@@ -40,6 +39,11 @@ type pendingCalls struct {
 	waiting atomic.Int64 // calls registered and not yet delivered, removed or failed
 	over    atomic.Bool  // fail has been called
 	shards  [pendingShards]pendingShard
+	// free keeps released calls for reuse. It is the Connection's own, not
+	// the process's: a channel belongs to the testing/synctest bubble it
+	// was made in, so a Connection in a bubble must not be handed one made
+	// by another.
+	free sync.Pool
 }
 
 const pendingShards = 8
@@ -55,12 +59,15 @@ func (p *pendingCalls) shard(id uint64) *pendingShard { return &p.shards[id%pend
 
 // add registers id, or returns the connection's end error.
 func (p *pendingCalls) add(id uint64) (*pendingCall, error) {
-	pc := pendingPool.Get().(*pendingCall)
+	pc, _ := p.free.Get().(*pendingCall)
+	if pc == nil {
+		pc = &pendingCall{ch: make(chan reply, 1)}
+	}
 	sh := p.shard(id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.closed != nil {
-		pendingPool.Put(pc)
+		p.free.Put(pc)
 		return nil, sh.closed
 	}
 	if sh.calls == nil {
@@ -125,7 +132,8 @@ func (p *pendingCalls) count() int { return int(p.waiting.Load()) }
 func (p *pendingCalls) ended() bool { return p.over.Load() }
 
 // release returns a call whose reply was received to the pool.
-func release(pc *pendingCall) { pendingPool.Put(pc) }
+// release gives back a call whose answer was taken, or that was removed.
+func (p *pendingCalls) release(pc *pendingCall) { p.free.Put(pc) }
 
 var requestBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 

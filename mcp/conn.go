@@ -328,7 +328,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	}
 	if err := c.sendWith(ctx, id, method, params, headersFrom(ctx)); err != nil {
 		if c.pending.remove(id) {
-			release(pc)
+			c.pending.release(pc)
 		}
 		return nil, err
 	}
@@ -339,7 +339,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 		}
 		return nil, err
 	}
-	release(pc)
+	c.pending.release(pc)
 	if r.err != nil {
 		return nil, c.mapError(method, r.err)
 	}

@@ -281,7 +281,7 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 	pc, err := c.pending.add(id)
 	if err == nil {
 		if err = c.sendWith(ctx, id, method, params, nil); err != nil && c.pending.remove(id) {
-			release(pc)
+			c.pending.release(pc)
 		}
 	}
 	if err != nil {
@@ -293,7 +293,7 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 		switch {
 		case err != nil:
 			if c.pending.remove(id) {
-				release(pc)
+				c.pending.release(pc)
 			}
 			return
 		case r.err != nil:
@@ -301,7 +301,7 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 		default:
 			out <- asyncAnswer{raw: r.result}
 		}
-		release(pc)
+		c.pending.release(pc)
 	}()
 	return out
 }
