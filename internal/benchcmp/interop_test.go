@@ -30,8 +30,15 @@ var kinds = map[string][]string{
 // envKind makes this test binary a go-sdk stdio server of that kind.
 const envKind = "BENCHCMP_GOSDK_KIND"
 
+// envDelay makes that server wait so long before it reads anything, as a
+// server does that starts slowly (a cold npx, a container).
+const envDelay = "BENCHCMP_GOSDK_DELAY"
+
 func TestMain(m *testing.M) {
 	if kind := os.Getenv(envKind); kind != "" {
+		if d, err := time.ParseDuration(os.Getenv(envDelay)); err == nil {
+			time.Sleep(d)
+		}
 		if err := goSDKServer(kind).Run(context.Background(), &gosdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -214,6 +221,53 @@ func TestInteropWithGoSDKServers(t *testing.T) {
 				_, err = c.CallTool(short, "slow", nil)
 				assert.ErrorIs(t, err, context.DeadlineExceeded, "cancellation")
 				assert.Equal(t, "42", call("add", map[string]any{"a": 40, "b": 2}), "the connection goes on after a cancelled call")
+			})
+		}
+	}
+}
+
+// Servers that take 5 s to start, as the seed's 15 s connect bound
+// allows: mcplug waits for the probe's answer instead of taking a slow
+// modern server for a legacy one.
+func TestInteropWithSlowGoSDKServers(t *testing.T) {
+	const delay = 5 * time.Second
+	transports := map[string]func(t *testing.T, kind string) mcp.Transport{
+		"stdio": func(t *testing.T, kind string) mcp.Transport {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), envKind+"="+kind, envDelay+"="+delay.String())
+			return &mcp.CommandTransport{Command: cmd}
+		},
+		"streamable-http": func(t *testing.T, kind string) mcp.Transport {
+			srv := goSDKServer(kind)
+			inner := gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return srv }, &gosdk.StreamableHTTPOptions{Stateless: true})
+			ready := time.Now().Add(delay)
+			h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select { // accepted, but nothing served before the server is up
+				case <-time.After(time.Until(ready)):
+				case <-r.Context().Done():
+					return
+				}
+				inner.ServeHTTP(w, r)
+			}))
+			t.Cleanup(h.Close)
+			return &mcp.StreamableHTTPTransport{URL: h.URL}
+		},
+	}
+	for _, tname := range []string{"stdio", "streamable-http"} {
+		for _, kind := range []string{"modern-only", "dual-era"} {
+			t.Run(kind+" over "+tname, func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				defer cancel()
+				start := time.Now()
+				c, err := mcp.Connect(ctx, transports[tname](t, kind), &mcp.Options{Logger: slog.New(slog.DiscardHandler)})
+				require.NoError(t, err)
+				defer c.Close()
+				assert.GreaterOrEqual(t, time.Since(start), delay, "it did wait for the server")
+				assert.Equal(t, "2026-07-28", c.InitializeResult().ProtocolVersion)
+				res, err := c.CallTool(ctx, "add", map[string]any{"a": 17, "b": 25})
+				require.NoError(t, err)
+				assert.Equal(t, "42", res.Text())
 			})
 		}
 	}
