@@ -31,7 +31,6 @@ type pendingCall struct {
 	ch chan reply // buffered: delivery never blocks the reader
 }
 
-
 // pendingCalls maps request ids to the calls waiting for them. The map is
 // split in shards by id, so that the calls registering themselves and the
 // reader delivering responses seldom wait for one another's lock.

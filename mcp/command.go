@@ -43,8 +43,9 @@ type CommandTransport struct {
 	// Zero means 64 MiB.
 	MaxMessageSize int
 
-	// Logger receives lines on stdout that are not messages. Nil means
-	// slog.Default().
+	// Logger receives lines on stdout that are not messages, and the
+	// transport's other diagnostics. Nil means the Options.Logger of the
+	// Connection over it, or slog.Default() when that is not set either.
 	Logger *slog.Logger
 }
 
@@ -117,15 +118,16 @@ func (t *CommandTransport) Connect(ctx context.Context) (Stream, error) {
 	stdoutW.Close()
 	stderrW.Close()
 
-	logger := t.Logger
+	logger, late := t.Logger, (*lateLogger)(nil)
 	if logger == nil {
-		logger = slog.Default()
+		logger, late = newLate()
 	}
 	tailSize := t.StderrTail
 	if tailSize <= 0 {
 		tailSize = 16 << 10
 	}
 	s := &commandStream{
+		late:       late,
 		cmd:        cmd,
 		ownGroup:   ownGroup,
 		timeout:    timeout,
@@ -161,6 +163,7 @@ func (p pipes) SetReadDeadline(t time.Time) error { return p.stdout.SetReadDeadl
 
 // commandStream is the Stream of a running server process.
 type commandStream struct {
+	late     *lateLogger // nil when CommandTransport.Logger was set
 	lines    *lineStream
 	cmd      *exec.Cmd
 	ownGroup bool
@@ -369,3 +372,5 @@ func (t *tailBuffer) String() string {
 	}
 	return string(b)
 }
+
+func (s *commandStream) useLogger(lg *slog.Logger) { s.late.use(lg) }

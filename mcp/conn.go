@@ -33,9 +33,10 @@ type Options struct {
 	ProtocolVersion string
 
 	// Logger receives the connection's diagnostics: dropped notifications,
-	// late responses, refused server requests, protocol fallbacks. (Lines
-	// a stdio server writes that are not messages go to
-	// CommandTransport.Logger.) Nil means slog.Default().
+	// late responses, refused server requests, the era chosen, and those of
+	// its transport (lines a stdio server writes that are not messages,
+	// failed POSTs), unless the transport was given a Logger of its own.
+	// Nil means slog.Default().
 	Logger *slog.Logger
 
 	// Notification handlers. Each runs on the connection's dispatcher
@@ -232,6 +233,9 @@ func newConnection(s Stream, opts *Options) *Connection {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
+	}
+	if u, ok := s.(loggerUser); ok && opts.Logger != nil {
+		u.useLogger(opts.Logger) // the transport logs there too, unless it was given a logger of its own
 	}
 	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{}), roots: slices.Clone(opts.Roots)}
 	c.life, c.lifeCancel = context.WithCancel(context.Background())

@@ -61,3 +61,11 @@ func SetHTTPMaxQueue(n int) func() {
 	httpMaxQueue = n
 	return func() { httpMaxQueue = old }
 }
+
+// SetDrainTimeout changes how long what follows a response on its SSE
+// stream is read, and returns a function that restores it.
+func SetDrainTimeout(d time.Duration) func() {
+	old := drainTimeout
+	drainTimeout = d
+	return func() { drainTimeout = old }
+}

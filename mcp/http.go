@@ -134,6 +134,12 @@ type httpStream struct {
 
 	inflight map[string]context.CancelFunc // the POSTs of requests, by id
 
+	// initialized is closed once the POST of notifications/initialized
+	// has been answered (or failed): requests a call sends itself wait for
+	// it, as a server may finish setting up (registering tools) while it
+	// handles that notification.
+	initialized chan struct{}
+
 	modern string                 // the modern protocol version spoken, or "" (legacy)
 	extra  map[string]http.Header // headers for the POST of a request, by id
 }
@@ -260,6 +266,13 @@ func (s *httpStream) WriteObject(obj any) error {
 		s.initBody, s.initID = b, string(top.ID)
 		s.mu.Unlock()
 	}
+	if string(top.Method) == `"notifications/initialized"` {
+		s.mu.Lock()
+		if s.initialized == nil {
+			s.initialized = make(chan struct{})
+		}
+		s.mu.Unlock()
+	}
 	if string(top.Method) == `"notifications/cancelled"` {
 		s.mu.Lock()
 		modern := s.modern != ""
@@ -287,10 +300,16 @@ func (s *httpStream) postRequest(ctx context.Context, b []byte, h http.Header, o
 	}
 	s.mu.Lock()
 	ready := s.legacy == nil && (s.version != "" || s.modern != "")
+	initialized := s.initialized
 	s.mu.Unlock()
 	top, ok := ndjson.ScanTop(b)
 	if !ready || !ok || !isRequest(top) || string(top.Method) == `"initialize"` {
 		return false
+	}
+	if initialized != nil {
+		if err := s.awaitInitialized(ctx, initialized); err != nil {
+			return true // the call ends with ctx; nothing was sent
+		}
 	}
 	// The transport may read the body after the answer has come, so it
 	// gets its own copy. top still points into b, which the caller keeps
@@ -308,6 +327,31 @@ func (s *httpStream) postRequest(ctx context.Context, b []byte, h http.Header, o
 	s.send(x)
 	return true
 }
+
+// awaitInitialized waits until the POST of notifications/initialized is
+// answered, at most initializedWait (a server that never answers it must
+// not hold every request), and as long as ctx and the stream allow.
+func (s *httpStream) awaitInitialized(ctx context.Context, initialized chan struct{}) error {
+	select {
+	case <-initialized:
+		return nil
+	default:
+	}
+	timer := time.NewTimer(initializedWait)
+	defer timer.Stop()
+	select {
+	case <-initialized:
+	case <-timer.C:
+	case <-s.life.Done():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// initializedWait bounds how long requests wait for the answer to the
+// POST of notifications/initialized.
+const initializedWait = 2 * time.Second
 
 // ownBytes is obj as bytes the stream may keep past the write: a message
 // the Connection encoded already (json.RawMessage) is copied, not encoded
@@ -341,6 +385,17 @@ func (s *httpStream) startSender() {
 				top, _ := ndjson.ScanTop(b)
 				if !isRequest(top) {
 					s.send(&exchange{b: b, top: top})
+					if string(top.Method) == `"notifications/initialized"` {
+						s.mu.Lock()
+						if s.initialized != nil {
+							select {
+							case <-s.initialized:
+							default:
+								close(s.initialized)
+							}
+						}
+						s.mu.Unlock()
+					}
 					continue
 				}
 				if s.closing.Load() {
@@ -489,7 +544,7 @@ func (s *httpStream) send(x *exchange) {
 			s.session = id
 			s.mu.Unlock()
 		}
-		s.receive(resp, x, fail)
+		s.receive(ctx, resp, x, fail)
 		return
 	}
 }
@@ -593,9 +648,15 @@ func (s *httpStream) sessionHeaders(req *http.Request) {
 }
 
 // receive reads the answer to a POST: nothing (202), one JSON message, or
-// an SSE stream, resumed if it breaks before the response.
-func (s *httpStream) receive(resp *http.Response, x *exchange, fail func(error)) {
-	defer resp.Body.Close()
+// an SSE stream, resumed if it breaks before the response. ctx is the
+// exchange's: it bounds the resumption too.
+func (s *httpStream) receive(ctx context.Context, resp *http.Response, x *exchange, fail func(error)) {
+	body := resp.Body
+	defer func() {
+		if body != nil {
+			body.Close()
+		}
+	}()
 	top := x.top
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch {
@@ -616,7 +677,15 @@ func (s *httpStream) receive(resp *http.Response, x *exchange, fail func(error))
 	case ct == "text/event-stream":
 		done, last, retry, err := s.readEvents(resp.Body, x)
 		if done {
-			drain(resp.Body)
+			// What follows the response is read apart: the caller has its
+			// answer now, not after the stream's end.
+			s.wg.Add(1)
+			go func(body io.ReadCloser) {
+				defer s.wg.Done()
+				drain(body)
+				body.Close()
+			}(body)
+			body = nil
 			return
 		}
 		if !isRequest(top) {
@@ -632,7 +701,7 @@ func (s *httpStream) receive(resp *http.Response, x *exchange, fail func(error))
 			fail(&StreamBrokenError{Err: err})
 			return
 		}
-		s.resume(x, last, retry, err, fail)
+		s.resume(ctx, x, last, retry, err, fail)
 	default:
 		fail(fmt.Errorf("mcp: http answer of type %q", ct))
 	}
@@ -692,10 +761,13 @@ const exactRead = 4 << 20
 // the stream's end) so that the connection goes back to the pool instead
 // of being closed with data unread: up to 64 KiB, for up to 100 ms.
 func drain(body io.ReadCloser) {
-	t := time.AfterFunc(100*time.Millisecond, func() { body.Close() })
+	t := time.AfterFunc(drainTimeout, func() { body.Close() })
 	io.CopyN(io.Discard, body, 64<<10)
 	t.Stop()
 }
+
+// drainTimeout bounds drain.
+var drainTimeout = 100 * time.Millisecond
 
 // answer delivers the JSON answer b to the POST of top. The answer to a
 // request must be its response: anything else (an empty or broken body, a
@@ -765,7 +837,9 @@ func (s *httpStream) readEvents(r io.Reader, x *exchange) (done bool, last strin
 
 // resume reconnects a broken response stream with GET and Last-Event-ID,
 // waiting the server's retry delay (or a bounded backoff) before each try.
-func (s *httpStream) resume(x *exchange, last string, retry time.Duration, cause error, fail func(error)) {
+// Every wait and GET is bounded by ctx, the exchange's: when it ends, so
+// does the resumption, and the call with it.
+func (s *httpStream) resume(ctx context.Context, x *exchange, last string, retry time.Duration, cause error, fail func(error)) {
 	if last == "" {
 		if cause == nil {
 			cause = errors.New("the stream ended before the response")
@@ -775,11 +849,14 @@ func (s *httpStream) resume(x *exchange, last string, retry time.Duration, cause
 	}
 	backoff := firstBackoff
 	for range maxResumes {
-		if !s.pause(retry, &backoff) {
+		if !s.pause(ctx, retry, &backoff) {
 			return
 		}
-		resp, err := s.get(last)
+		resp, err := s.get(ctx, last)
 		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			cause = err
 			continue
 		}
@@ -812,8 +889,9 @@ func (s *httpStream) resume(x *exchange, last string, retry time.Duration, cause
 
 // pause waits before a reconnection: the server's retry delay when it
 // gave one, but never less than minRetry, else a backoff that doubles up
-// to maxRetry. It reports false when the stream was closed meanwhile.
-func (s *httpStream) pause(retry time.Duration, backoff *time.Duration) bool {
+// to maxRetry. It reports false when ctx ended (or the stream was closed)
+// meanwhile.
+func (s *httpStream) pause(ctx context.Context, retry time.Duration, backoff *time.Duration) bool {
 	wait := *backoff
 	if retry > 0 {
 		wait = max(retry, *backoff/2, minRetry)
@@ -823,7 +901,9 @@ func (s *httpStream) pause(retry time.Duration, backoff *time.Duration) bool {
 	defer timer.Stop()
 	select {
 	case <-timer.C:
-		return true
+		return ctx.Err() == nil
+	case <-ctx.Done():
+		return false
 	case <-s.life.Done():
 		return false
 	}
@@ -838,8 +918,9 @@ const (
 	maxRetry     = 30 * time.Second
 )
 
-func (s *httpStream) get(lastEventID string) (*http.Response, error) {
-	req, err := s.cfg.newRequest(s.life, http.MethodGet, s.t.URL, nil)
+// get opens a GET stream, bounded by ctx.
+func (s *httpStream) get(ctx context.Context, lastEventID string) (*http.Response, error) {
+	req, err := s.cfg.newRequest(ctx, http.MethodGet, s.t.URL, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -897,7 +978,7 @@ func (s *httpStream) listen(opened chan struct{}) {
 	var retry time.Duration
 	backoff := firstBackoff
 	for s.life.Err() == nil {
-		resp, err := s.get(last)
+		resp, err := s.get(s.life, last)
 		if err == nil {
 			s.setNoGet(resp.StatusCode == http.StatusMethodNotAllowed)
 		}
@@ -923,7 +1004,7 @@ func (s *httpStream) listen(opened chan struct{}) {
 				retry = r
 			}
 		}
-		if !s.pause(retry, &backoff) {
+		if !s.pause(s.life, retry, &backoff) {
 			return
 		}
 	}
@@ -1045,3 +1126,5 @@ func (s *httpStream) Close() error {
 	})
 	return nil
 }
+
+func (s *httpStream) useLogger(lg *slog.Logger) { s.cfg.late.use(lg) }

@@ -31,6 +31,7 @@ type httpConfig struct {
 	headers        http.Header
 	headerFunc     func(context.Context) (http.Header, error)
 	logger         *slog.Logger
+	late           *lateLogger // nil when the transport's Logger was set
 	maxMessageSize int
 }
 
@@ -54,10 +55,11 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 	if auth != nil {
 		client = withAuthorizer(client, auth)
 	}
+	var late *lateLogger
 	if logger == nil {
-		logger = slog.Default()
+		logger, late = newLate()
 	}
-	cfg := &httpConfig{headers: sealed(headers), headerFunc: headerFunc, logger: logger, maxMessageSize: max}
+	cfg := &httpConfig{headers: sealed(headers), headerFunc: headerFunc, logger: logger, late: late, maxMessageSize: max}
 	if u, err := url.Parse(rawURL); err == nil {
 		cfg.origin = originOf(u)
 		if u.Scheme == "http" || u.Scheme == "https" {

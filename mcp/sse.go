@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -240,6 +241,15 @@ func (t *SSETransport) Connect(ctx context.Context) (Stream, error) {
 
 // sseStream is a connection over the legacy HTTP+SSE transport.
 type sseStream struct {
+	// The POST under way, and the requests given up on before their POST:
+	// notifications/cancelled ends a request's POST, or keeps it from
+	// being sent, so that an abandoned call holds no connection open at
+	// the server (and the messages queued behind it wait no longer).
+	postMu      sync.Mutex
+	postingID   string
+	stopPosting context.CancelFunc
+	abandoned   map[string]bool
+
 	cfg      *httpConfig
 	endpoint string
 	in       *inbox
@@ -360,6 +370,9 @@ func (s *sseStream) WriteObject(obj any) error {
 	if err != nil {
 		return err
 	}
+	if top, _ := ndjson.ScanTop(b); string(top.Method) == `"notifications/cancelled"` {
+		s.abandon(top.Params)
+	}
 	s.senderOnce.Do(func() {
 		s.wg.Add(1)
 		go func() {
@@ -381,8 +394,55 @@ func (s *sseStream) WriteObject(obj any) error {
 // messages queued behind it for long.
 const ssePostTimeout = 10 * time.Second
 
+// abandon ends, or keeps from being sent, the POST of the request that the
+// params of notifications/cancelled name.
+func (s *sseStream) abandon(params []byte) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	id := string(p.RequestID)
+	s.postMu.Lock()
+	defer s.postMu.Unlock()
+	if s.postingID == id {
+		s.stopPosting()
+		return
+	}
+	if s.abandoned == nil {
+		s.abandoned = map[string]bool{}
+	}
+	if len(s.abandoned) < httpMaxAbandoned {
+		s.abandoned[id] = true
+	}
+}
+
+// httpMaxAbandoned bounds the requests remembered as given up on before
+// their POST.
+const httpMaxAbandoned = 4096
+
 func (s *sseStream) post(b []byte) {
 	top, _ := ndjson.ScanTop(b)
+	isReq := top.ID != nil && top.Method != nil
+	ctx, cancel := context.WithTimeout(s.life, ssePostTimeout)
+	defer cancel()
+	if isReq {
+		id := string(top.ID)
+		s.postMu.Lock()
+		if s.abandoned[id] {
+			delete(s.abandoned, id)
+			s.postMu.Unlock()
+			return // its caller is gone: not sent at all
+		}
+		s.postingID, s.stopPosting = id, cancel
+		s.postMu.Unlock()
+		defer func() {
+			s.postMu.Lock()
+			s.postingID, s.stopPosting = "", nil
+			s.postMu.Unlock()
+		}()
+	}
 	fail := func(err error) {
 		if top.ID != nil && top.Method != nil { // a request: fail that call only
 			s.in.put(errorResponse(top.ID, err))
@@ -390,8 +450,6 @@ func (s *sseStream) post(b []byte) {
 			s.cfg.logger.Warn("mcp: sse post failed", "err", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(s.life, ssePostTimeout)
-	defer cancel()
 	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.endpoint, b)
 	if err != nil {
 		fail(err)
@@ -399,7 +457,7 @@ func (s *sseStream) post(b []byte) {
 	}
 	resp, err := s.cfg.do(req)
 	if err != nil {
-		if s.life.Err() == nil {
+		if s.life.Err() == nil && !(isReq && errors.Is(ctx.Err(), context.Canceled)) { // not given up on
 			fail(fmt.Errorf("mcp: sse post: %w", err))
 		}
 		return
@@ -423,3 +481,5 @@ func (s *sseStream) Close() error {
 	})
 	return nil
 }
+
+func (s *sseStream) useLogger(lg *slog.Logger) { s.cfg.late.use(lg) }

@@ -59,7 +59,12 @@ func NewStream(rwc io.ReadWriteCloser) Stream {
 }
 
 func newLineStream(rwc io.ReadWriteCloser, maxMessage int, logger *slog.Logger) *lineStream {
+	var late *lateLogger
+	if logger == nil {
+		logger, late = newLate()
+	}
 	s := &lineStream{
+		late:     late,
 		rwc:      rwc,
 		maxQueue: maxWriteQueue,
 		r:        bufio.NewReaderSize(rwc, 64<<10),
@@ -74,6 +79,7 @@ func newLineStream(rwc io.ReadWriteCloser, maxMessage int, logger *slog.Logger) 
 
 // lineStream is the NDJSON Stream over a byte stream.
 type lineStream struct {
+	late  *lateLogger // nil when the logger was given
 	rwc   io.ReadWriteCloser
 	r     *bufio.Reader
 	codec ndjson.Codec
@@ -347,3 +353,5 @@ func onceTransport(c net.Conn) Transport {
 		return s, nil
 	})
 }
+
+func (s *lineStream) useLogger(lg *slog.Logger) { s.late.use(lg) }
