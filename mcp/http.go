@@ -678,14 +678,24 @@ func (s *httpStream) receive(ctx context.Context, resp *http.Response, x *exchan
 		done, last, retry, err := s.readEvents(resp.Body, x)
 		if done {
 			// What follows the response is read apart: the caller has its
-			// answer now, not after the stream's end.
+			// answer now, not after the stream's end. It waits drainGrace
+			// at most, so that a stream whose end is on its way gives its
+			// connection back before the next request looks for one.
+			drained := make(chan struct{})
 			s.wg.Add(1)
 			go func(body io.ReadCloser) {
 				defer s.wg.Done()
 				drain(body)
 				body.Close()
+				close(drained)
 			}(body)
 			body = nil
+			grace := time.NewTimer(drainGrace)
+			select {
+			case <-drained:
+			case <-grace.C:
+			}
+			grace.Stop()
 			return
 		}
 		if !isRequest(top) {
@@ -766,8 +776,11 @@ func drain(body io.ReadCloser) {
 	t.Stop()
 }
 
-// drainTimeout bounds drain.
+// drainTimeout bounds drain, which runs apart from the caller; drainGrace
+// is how long the caller waits for it.
 var drainTimeout = 100 * time.Millisecond
+
+const drainGrace = 2 * time.Millisecond
 
 // answer delivers the JSON answer b to the POST of top. The answer to a
 // request must be its response: anything else (an empty or broken body, a

@@ -35,7 +35,7 @@ func okResult(w http.ResponseWriter, m rpcMsg) {
 func TestHTTPCallWaitsEndWithItsCtx(t *testing.T) {
 	tests := []struct {
 		name  string
-		retry string                                     // the retry: field before the stream breaks
+		retry string                                       // the retry: field before the stream breaks
 		get   func(w http.ResponseWriter, r *http.Request) // the resumption's GET
 	}{
 		{"a stream broken with retry: 0", "retry: 0\n", nil},
@@ -149,16 +149,16 @@ func TestHTTPAnswerOnAnOpenStreamIsNotDelayed(t *testing.T) {
 	noLeaks(t)
 	defer mcp.SetDrainTimeout(time.Hour)() // what follows the answer would hold the caller for an hour
 	returned := make(chan struct{})
-	var heldOpen atomic.Bool
+	var heldOpen atomic.Bool // the server had to end the stream itself
 	srv := scriptedServer(t, &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		b, _ := json.Marshal(result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "early"}}}))
 		sseWrite(w, "data: %s\n\n", b)
-		select { // the stream stays open until the caller has its answer
+		select { // the stream stays open until the client is done with it
 		case <-returned:
-			heldOpen.Store(true)
-		case <-time.After(10 * time.Second):
 		case <-r.Context().Done():
+		case <-time.After(10 * time.Second): // what an hour's drain in the caller would come to
+			heldOpen.Store(true)
 		}
 	}})
 	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
@@ -167,7 +167,7 @@ func TestHTTPAnswerOnAnOpenStreamIsNotDelayed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "early", res.Text())
 	require.NoError(t, c.Close())
-	assert.True(t, heldOpen.Load(), "the call returned only after the server ended the stream")
+	assert.False(t, heldOpen.Load(), "the call returned only after the server ended the stream")
 }
 
 // Over the legacy HTTP+SSE transport a call given up on ends its POST, or
