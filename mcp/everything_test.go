@@ -92,6 +92,103 @@ var everythingOptions = &mcp.Options{
 	},
 }
 
+// everythingHTTP starts server-everything over Streamable HTTP and returns
+// its URL once it takes connections; it is killed when the test ends.
+func everythingHTTP(t *testing.T, node, script string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(node, script, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	require.Eventually(t, func() bool { // the server is up once it takes connections
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 30*time.Second, 20*time.Millisecond, "server-everything did not start")
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+}
+
+// withRoots is everythingOptions with roots declared too: with sampling,
+// elicitation and roots, server-everything registers its most tools.
+func withRoots() *mcp.Options {
+	o := *everythingOptions
+	o.Roots = []mcp.Root{{URI: "file:///work", Name: "work"}}
+	return &o
+}
+
+func sortedToolNames(tools []mcp.Tool) []string {
+	return slices.Sorted(slices.Values(toolNames(tools)))
+}
+
+// Against the reference server over Streamable HTTP, as an agent uses it:
+// the first tools/list of a connection already lists every tool, and a
+// cancelled call returns at once and leaves the connection usable.
+func TestEverythingServerOverStreamableHTTP(t *testing.T) {
+	node, script := everything(t)
+	url := everythingHTTP(t, node, script)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// Every tool the server registers for such a client, once it is set up.
+	first, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: url, Logger: quiet}, withRoots())
+	require.NoError(t, err)
+	var all []string
+	require.Eventually(t, func() bool {
+		tools, err := first.Tools(ctx)
+		if err == nil {
+			all = sortedToolNames(tools)
+		}
+		return slices.Contains(all, "simulate-research-query")
+	}, 30*time.Second, 20*time.Millisecond)
+	require.NoError(t, first.Close())
+
+	t.Run("20 fresh connections each list every tool at once", func(t *testing.T) {
+		for i := range 20 {
+			c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: url, Logger: quiet}, withRoots())
+			require.NoError(t, err)
+			tools, err := c.Tools(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, all, sortedToolNames(tools), "connection %d: the first tools/list", i)
+			require.NoError(t, c.Close())
+		}
+	})
+	t.Run("a cancelled long-running call with progress returns at once, and the next call works", func(t *testing.T) {
+		c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: url, Logger: quiet}, withRoots())
+		require.NoError(t, err)
+		defer c.Close()
+		cctx, ccancel := context.WithCancel(ctx)
+		defer ccancel()
+		progressed := make(chan struct{}, 16)
+		pctx := mcp.WithCallOptions(cctx, mcp.CallOptions{Progress: func(mcp.Progress) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		}})
+		var cancelledAt time.Time
+		go func() {
+			<-progressed // under way
+			cancelledAt = time.Now()
+			ccancel()
+		}()
+		_, err = c.CallTool(pctx, "trigger-long-running-operation", map[string]any{"duration": 5, "steps": 4})
+		returned := time.Now()
+		require.ErrorIs(t, err, context.Canceled)
+		took := returned.Sub(cancelledAt)
+		t.Logf("returned %v after its ctx was cancelled", took)
+		assert.Less(t, took, 100*time.Millisecond, "the call outlived its ctx")
+		res, err := c.CallTool(ctx, "echo", map[string]any{"message": "still here"})
+		require.NoError(t, err)
+		assert.Contains(t, res.Text(), "still here")
+	})
+}
+
 func TestEverythingServerTasks(t *testing.T) {
 	node, script := everything(t)
 	transports := map[string]func(t *testing.T) mcp.Transport{
@@ -99,23 +196,7 @@ func TestEverythingServerTasks(t *testing.T) {
 			return &mcp.CommandTransport{Command: exec.Command(node, script, "stdio")}
 		},
 		"Streamable HTTP": func(t *testing.T) mcp.Transport {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			port := ln.Addr().(*net.TCPAddr).Port
-			ln.Close()
-			cmd := exec.Command(node, script, "streamableHttp")
-			cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-			require.NoError(t, cmd.Start())
-			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-			require.Eventually(t, func() bool { // the server is up once it takes connections
-				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-				if err == nil {
-					c.Close()
-				}
-				return err == nil
-			}, 30*time.Second, 20*time.Millisecond, "server-everything did not start")
-			return &mcp.StreamableHTTPTransport{URL: url}
+			return &mcp.StreamableHTTPTransport{URL: everythingHTTP(t, node, script)}
 		},
 	}
 	for name, tr := range transports {

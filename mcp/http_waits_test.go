@@ -76,7 +76,7 @@ func TestHTTPCallWaitsEndWithItsCtx(t *testing.T) {
 			c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
 			// Long enough for the first resumption (its GET goes out after
 			// half a second), far shorter than a retry of an hour.
-			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 800*time.Millisecond)
 			defer cancel()
 			start := time.Now()
 			_, err := c.CallTool(ctx, "slow", nil)
@@ -112,7 +112,7 @@ func TestHTTPFirstRequestWaitsForInitialized(t *testing.T) {
 				select { // a slow set-up, cut short by a request that comes meanwhile
 				case <-arrived:
 					during.Store(true)
-				case <-time.After(time.Second):
+				case <-time.After(500 * time.Millisecond):
 				}
 			},
 			call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
@@ -135,7 +135,7 @@ func TestHTTPFirstRequestWaitsForInitialized(t *testing.T) {
 		release := make(chan struct{})
 		srv := scriptedServer(t, &scripted{initialized: func() { <-release }})
 		defer close(release) // before the server closes: its handler ends
-		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet, CloseTimeout: 100 * time.Millisecond}, nil)
 		res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "x", nil)
 		require.NoError(t, err, "the call waited for a notification that is never answered")
 		assert.Equal(t, "ok", res.Text())
