@@ -69,3 +69,7 @@ func SetDrainTimeout(d time.Duration) func() {
 	drainTimeout = d
 	return func() { drainTimeout = old }
 }
+
+// CloseIdleHTTPConnections closes the idle connections of the HTTP client
+// the transports share by default, so that a test can count what is left.
+func CloseIdleHTTPConnections() { defaultHTTPClient.CloseIdleConnections() }

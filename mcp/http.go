@@ -508,7 +508,7 @@ func (s *httpStream) send(x *exchange) {
 			return
 		}
 		switch {
-		case resp.StatusCode == http.StatusNotFound && s.hadSession(resp) && attempt == 0 && string(top.Method) != `"initialize"`:
+		case s.sessionGone(resp) && attempt == 0 && string(top.Method) != `"initialize"`:
 			stale := resp.Request.Header.Get("Mcp-Session-Id")
 			resp.Body.Close()
 			if err := s.reinitialize(stale); err != nil {
@@ -567,6 +567,26 @@ func (s *httpStream) reply(x *exchange, msg []byte, top ndjson.Top) {
 func (s *httpStream) replyMsg(x *exchange, msg []byte) {
 	top, _ := ndjson.ScanTop(msg)
 	s.reply(x, msg, top)
+}
+
+// sessionGone reports whether resp says that the session its request
+// named is no more: 404, as the spec says, or 400, as servers that lost
+// their sessions in a restart answer too (server-everything: "No valid
+// session ID provided"). Either way a new session is started and the
+// request sent again, once.
+func (s *httpStream) sessionGone(resp *http.Response) bool {
+	if !s.hadSession(resp) {
+		return false
+	}
+	switch resp.StatusCode {
+	case http.StatusNotFound:
+		return true
+	case http.StatusBadRequest:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.modern == "" // a modern server's 400 carries its answer
+	}
+	return false
 }
 
 // hadSession reports whether the request of resp carried a session id.

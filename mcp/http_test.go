@@ -32,6 +32,17 @@ type httpFake struct {
 	deletes    atomic.Int32
 	hangDel    bool
 	hangNotify bool // never answer notifications/cancelled
+	// goneBadRequest: an unknown session gets 400 and a JSON-RPC error,
+	// as server-everything answers after a restart, not 404.
+	goneBadRequest bool
+}
+
+// sessionGoneBadRequest answers as server-everything does a request of a
+// session it does not know (after a restart).
+func sessionGoneBadRequest(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`)
 }
 
 func newHTTPFake(t *testing.T) (*httpFake, *httptest.Server) {
@@ -102,6 +113,10 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.Method != "initialize" && r.Header.Get("Mcp-Session-Id") != session {
+		if f.goneBadRequest {
+			sessionGoneBadRequest(w)
+			return
+		}
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
@@ -153,7 +168,12 @@ func (f *httpFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				f.mu.Lock()
 				f.session = "" // the server forgets the session
+				gone := f.goneBadRequest
 				f.mu.Unlock()
+				if gone {
+					sessionGoneBadRequest(w)
+					return
+				}
 				w.WriteHeader(http.StatusNotFound)
 				return
 			}
@@ -261,18 +281,25 @@ func TestStreamableHTTP(t *testing.T) {
 		require.NoError(t, err, "the session goes on")
 		assert.Equal(t, "after", res.Text())
 	})
-	t.Run("a 404 for an expired session starts one new session and retries once", func(t *testing.T) {
-		noLeaks(t)
-		f, srv := newHTTPFake(t)
-		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
-		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "expire", nil)
-		require.NoError(t, err)
-		assert.Equal(t, "expire", res.Text())
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		assert.Equal(t, 2, f.sessions, "initialize was sent once more")
-		assert.Equal(t, 2, f.calls["expire"], "the call was retried once")
-	})
+	for _, badRequest := range []bool{false, true} {
+		name := "a 404 for an expired session starts one new session and retries once"
+		if badRequest {
+			name = "so does a 400 for an unknown session, as a restarted server answers"
+		}
+		t.Run(name, func(t *testing.T) {
+			noLeaks(t)
+			f, srv := newHTTPFake(t)
+			f.goneBadRequest = badRequest
+			c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+			res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "expire", nil)
+			require.NoError(t, err)
+			assert.Equal(t, "expire", res.Text())
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			assert.Equal(t, 2, f.sessions, "initialize was sent once more")
+			assert.Equal(t, 2, f.calls["expire"], "the call was retried once")
+		})
+	}
 	t.Run("a dropped stream is resumed with Last-Event-ID after the retry delay", func(t *testing.T) {
 		noLeaks(t)
 		_, srv := newHTTPFake(t)

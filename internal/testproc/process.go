@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -102,6 +104,17 @@ var scenarios = map[string]func(){
 			return mcptest.TextResult("ok"), nil
 		})
 		serveStdio(srv)
+	},
+
+	// The default fake server (echo and add) over Streamable HTTP, on
+	// 127.0.0.1:$PORT, until it is killed.
+	"http": func() {
+		ln, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		http.Serve(ln, &mcptest.Server{})
 	},
 
 	// The demo's add server (examples/addserver).
