@@ -130,6 +130,7 @@ func sortedToolNames(tools []mcp.Tool) []string {
 // the first tools/list of a connection already lists every tool, and a
 // cancelled call returns at once and leaves the connection usable.
 func TestEverythingServerOverStreamableHTTP(t *testing.T) {
+	t.Parallel() // beside TestEverythingServerTasks: neither checks for leaks
 	node, script := everything(t)
 	url := everythingHTTP(t, node, script)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -26,7 +26,7 @@ import (
 // goroutines while another kills server processes at random. Every call
 // must succeed, or fail because it saw its server die; after each kill the
 // server comes back; goroutines, open files and the heap stay flat; Close
-// leaves no child. It runs for a few seconds; MCPLUG_SOAK=2m (any
+// leaves no child. It runs for 2 seconds; MCPLUG_SOAK=2m (any
 // duration) runs it longer.
 func TestSoak(t *testing.T) {
 	duration := soakDuration(t)
@@ -160,7 +160,7 @@ func soakDuration(t *testing.T) time.Duration {
 	if testing.Short() {
 		t.Skip("a soak test; runs without -short")
 	}
-	return 3 * time.Second
+	return 2 * time.Second
 }
 
 // httpChild is an MCP server over Streamable HTTP run as a child process on
@@ -313,8 +313,8 @@ func TestSoakHTTP(t *testing.T) {
 		return g, f, heapInUse()
 	}
 
-	stop, wait := callers(8) // a warm-up without chaos
-	time.Sleep(time.Second)  // the warm-up's length, not a wait for a result
+	stop, wait := callers(8)           // a warm-up without chaos
+	time.Sleep(500 * time.Millisecond) // the warm-up's length, not a wait for a result
 	close(stop)
 	wait()
 	baseGoroutines, baseFDs, baseHeap := settled()
