@@ -43,7 +43,7 @@ type Client struct {
 	cfg    Config
 	origin string
 
-	flow sync.Mutex // one discovery, registration or authorization at a time
+	flow flowLock // one discovery, registration, refresh or authorization at a time
 
 	once   sync.Once
 	client *http.Client // see http
@@ -69,7 +69,7 @@ type grant struct {
 
 // New returns a Client for cfg (which it copies).
 func New(cfg *Config) *Client {
-	c := &Client{cfg: *cfg, asked: map[string]bool{}}
+	c := &Client{cfg: *cfg, asked: map[string]bool{}, flow: make(flowLock, 1)}
 	if c.cfg.Store == nil {
 		c.cfg.Store = &MemoryStore{}
 	}
@@ -144,28 +144,13 @@ func (c *Client) Authorize(ctx context.Context, req *http.Request) error {
 	}
 	tok := g.token
 	if tok.RefreshToken != "" && !tok.Expiry.IsZero() && time.Until(tok.Expiry) < refreshMargin {
-		c.flow.Lock()
-		c.mu.Lock()
-		g = c.grant
-		c.mu.Unlock()
-		tok = g.token
-		if time.Until(tok.Expiry) < refreshMargin {
-			if fresh, err := c.refresh(ctx, g); err == nil {
-				tok = fresh
-			} else {
-				c.logger().Debug("mcp: auth: refresh failed", "err", err)
-				c.mu.Lock()
-				if c.grant == g {
-					c.grant = nil
-				}
-				c.mu.Unlock()
-				tok = nil
-			}
+		var err error
+		if g, tok, err = c.refreshed(ctx, tok); err != nil {
+			return err
 		}
-		c.flow.Unlock()
 	}
-	if tok == nil {
-		return nil
+	if tok == nil || expired(tok) {
+		return nil // none, or known to be expired: the 401 that follows asks for a sign-in
 	}
 	if g.dpop && strings.EqualFold(tok.Type(), "DPoP") {
 		proof, err := c.dpop.proof(req.Method, req.URL, tok.AccessToken)
@@ -179,6 +164,62 @@ func (c *Client) Authorize(ctx context.Context, req *http.Request) error {
 	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	return nil
 }
+
+// refreshed returns the current grant and its token, seen by the caller
+// about to expire, refreshed first unless another request did meanwhile: one refresh at a time, the requests that find the
+// token expiring meanwhile waiting for its outcome (as long as their ctx
+// allows) and using the token it brought. A failed refresh drops the grant
+// (nil, nil): the request goes without a token, and its 401 starts a new
+// authorization.
+func (c *Client) refreshed(ctx context.Context, seen *oauth2.Token) (*grant, *oauth2.Token, error) {
+	if err := c.flow.lock(ctx); err != nil {
+		return nil, nil, err
+	}
+	defer c.flow.unlock()
+	c.mu.Lock()
+	g := c.grant
+	c.mu.Unlock()
+	if g == nil { // the refresh before this one failed
+		return nil, nil, nil
+	}
+	tok := g.token
+	if tok != seen || tok.RefreshToken == "" || tok.Expiry.IsZero() || time.Until(tok.Expiry) >= refreshMargin {
+		return g, tok, nil // refreshed meanwhile, or nothing to refresh with
+	}
+	fresh, err := c.refresh(ctx, g)
+	if err != nil {
+		c.logger().Debug("mcp: auth: refresh failed", "err", err)
+		c.mu.Lock()
+		if c.grant == g {
+			c.grant = nil
+		}
+		c.mu.Unlock()
+		return nil, nil, nil
+	}
+	c.mu.Lock()
+	g = c.grant
+	c.mu.Unlock()
+	return g, fresh, nil
+}
+
+// expired reports whether tok is known to have expired.
+func expired(tok *oauth2.Token) bool {
+	return !tok.Expiry.IsZero() && !tok.Expiry.After(time.Now())
+}
+
+// flowLock is a mutex whose waits are bounded by a ctx.
+type flowLock chan struct{}
+
+func (l flowLock) lock(ctx context.Context) error {
+	select {
+	case l <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (l flowLock) unlock() { <-l }
 
 // sentToken is the access token of a request's Authorization header.
 func sentToken(req *http.Request) string {
@@ -196,12 +237,14 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 	ch, _ := parseChallenges(resp.Header)
 	sent := sentToken(req)
 
-	c.flow.Lock()
-	defer c.flow.Unlock()
+	if err := c.flow.lock(ctx); err != nil {
+		return false, err
+	}
+	defer c.flow.unlock()
 	c.mu.Lock()
 	g := c.grant
 	c.mu.Unlock()
-	if g != nil && g.token.AccessToken != sent {
+	if g != nil && g.token.AccessToken != sent && !expired(g.token) {
 		return true, nil // renewed while this request was out
 	}
 	if g != nil && g.dpop && resp.StatusCode == http.StatusUnauthorized && dpopChallenge(resp.Header) {
@@ -259,8 +302,10 @@ func (c *Client) SignIn(ctx context.Context, browser func(ctx context.Context, a
 	if browser == nil {
 		browser = c.cfg.Browser
 	}
-	c.flow.Lock()
-	defer c.flow.Unlock()
+	if err := c.flow.lock(ctx); err != nil {
+		return err
+	}
+	defer c.flow.unlock()
 	return c.authorize(ctx, challenge{}, nil, "", browser, true)
 }
 

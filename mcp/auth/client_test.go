@@ -85,7 +85,7 @@ func (s *setup) callWith(t *testing.T, a *auth.Client) error {
 	defer cancel()
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: s.rs.url(), Auth: a, Client: client}, nil)
+	c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: s.rs.url(), Auth: a, Client: client}, &mcp.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}
@@ -679,4 +679,69 @@ func TestSecretsInURLsAreNotRepeated(t *testing.T) {
 		assert.NotContains(t, err.Error(), secret)
 		assert.NotContains(t, logged.String(), secret)
 	}
+}
+
+// Many requests find the token about to expire at once: one refresh runs,
+// the others wait for its outcome; when it fails, nobody panics and no
+// lock is left held.
+func TestConcurrentRefresh(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		name := "a refresh that succeeds serves every request"
+		if failing {
+			name = "a refresh that fails leaves every request without a token, and the next ones unblocked"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := newSetup(t, func(as *fakeAS) { as.refresh, as.expiresIn = true, 10 }, nil)
+			a := auth.New(s.cfg)
+			require.NoError(t, s.callWith(t, a)) // signed in; the token expires within the refresh margin
+			s.as.mu.Lock()
+			s.as.failRefresh = failing
+			s.as.expiresIn = 3600 // the refreshed token lasts
+			before := len(s.as.tokenForms)
+			s.as.mu.Unlock()
+
+			var wg sync.WaitGroup
+			var sent atomic.Int32
+			for range 64 {
+				wg.Go(func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					req, _ := http.NewRequest(http.MethodPost, s.rs.url(), nil)
+					assert.NoError(t, a.Authorize(ctx, req))
+					if req.Header.Get("Authorization") != "" {
+						sent.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			s.as.mu.Lock()
+			refreshes := len(s.as.tokenForms) - before
+			s.as.mu.Unlock()
+			assert.Equal(t, 1, refreshes, "one refresh for 64 requests")
+			if failing {
+				assert.Zero(t, sent.Load(), "a token known to be expired or dropped was sent")
+			} else {
+				assert.EqualValues(t, 64, sent.Load())
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			req, _ := http.NewRequest(http.MethodPost, s.rs.url(), nil)
+			require.NoError(t, a.Authorize(ctx, req), "a later request is not held by a lock left behind")
+		})
+	}
+}
+
+// A token known to have expired, with nothing to refresh it with, is not
+// sent: the server's 401 asks for a new sign-in instead.
+func TestExpiredTokenIsNotSent(t *testing.T) {
+	s := newSetup(t, func(as *fakeAS) { as.expiresIn = 1 }, nil)
+	a := auth.New(s.cfg)
+	require.NoError(t, s.callWith(t, a))
+	require.Eventually(t, func() bool { // the token's one second passes
+		req, _ := http.NewRequest(http.MethodPost, s.rs.url(), nil)
+		require.NoError(t, a.Authorize(context.Background(), req))
+		return req.Header.Get("Authorization") == ""
+	}, 5*time.Second, 50*time.Millisecond, "the expired token is still sent")
+	require.NoError(t, s.callWith(t, a), "the 401 leads to a new sign-in")
+	assert.EqualValues(t, 2, s.browser.n.Load())
 }
