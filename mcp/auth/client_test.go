@@ -745,3 +745,41 @@ func TestExpiredTokenIsNotSent(t *testing.T) {
 	require.NoError(t, s.callWith(t, a), "the 401 leads to a new sign-in")
 	assert.EqualValues(t, 2, s.browser.n.Load())
 }
+
+// The loopback takes only the callback of the sign-in it serves: a page
+// the user visits meanwhile can send the browser there, with a state of
+// its own, and is turned away while the sign-in goes on.
+func TestLoopbackTakesOnlyItsOwnState(t *testing.T) {
+	noLeaks(t)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	statuses := make(chan int, 3)
+	lb, err := auth.NewLoopback("127.0.0.1:0", "", nil)
+	require.NoError(t, err)
+	lb.Open = func(string) error {
+		go func() {
+			for _, q := range []string{"state=forged&code=evil", "code=evil", "state=issued-state&code=good"} {
+				resp, err := client.Get(lb.RedirectURL() + "?" + q)
+				if err != nil {
+					return
+				}
+				statuses <- resp.StatusCode
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got, err := lb.Browser(ctx, "https://as.example/authorize?client_id=c&state=issued-state")
+	require.NoError(t, err)
+	assert.Equal(t, "good", got.Query().Get("code"), "the sign-in ended with its own callback")
+	var got3 []int
+	for range 3 {
+		select {
+		case s := <-statuses:
+			got3 = append(got3, s)
+		case <-time.After(5 * time.Second):
+		}
+	}
+	assert.Equal(t, []int{http.StatusBadRequest, http.StatusBadRequest, http.StatusOK}, got3)
+}

@@ -3,6 +3,7 @@ package auth
 import (
 	"bufio"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -63,9 +64,12 @@ func NewLoopback(addr, path string, open func(authURL string) error) (*Loopback,
 func (l *Loopback) RedirectURL() string { return "http://" + l.addr + l.path }
 
 // Browser listens on the Loopback's address, calls Open with authURL, and
-// returns the first request to its path that carries a state, code or
-// error. It waits until ctx ends, or DefaultSignInTimeout when ctx has no
-// deadline.
+// returns the first request to its path that carries the state authURL
+// issued (with its code or error). A request with another state, or none
+// when authURL has one, is answered with an error page and changes
+// nothing: any web page the user visits meanwhile can send the browser to
+// the loopback port, and must not end or steer the sign-in. It waits until
+// ctx ends, or DefaultSignInTimeout when ctx has no deadline.
 func (l *Loopback) Browser(ctx context.Context, authURL string) (*url.URL, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -76,11 +80,19 @@ func (l *Loopback) Browser(ctx context.Context, authURL string) (*url.URL, error
 	if err != nil {
 		return nil, fmt.Errorf("mcp: auth: listen for the redirect: %w", err)
 	}
+	var state string
+	if u, err := url.Parse(authURL); err == nil {
+		state = u.Query().Get("state")
+	}
 	got := make(chan *url.URL, 1)
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if r.URL.Path != l.path || (q.Get("state") == "" && q.Get("code") == "" && q.Get("error") == "") {
 			http.NotFound(w, r)
+			return
+		}
+		if state != "" && subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
+			http.Error(w, "This sign-in was not started here (its state does not match). Close this window and sign in again from the program.", http.StatusBadRequest)
 			return
 		}
 		u := *r.URL
