@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -782,4 +783,33 @@ func TestLoopbackTakesOnlyItsOwnState(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []int{http.StatusBadRequest, http.StatusBadRequest, http.StatusOK}, got3)
+}
+
+// A server that is not on this machine cannot send the client to an
+// authorization server on it (plain http or not): nothing, no client
+// secret above all, goes there.
+func TestRemoteServerCannotNameALoopbackAuthorizationServer(t *testing.T) {
+	as := newFakeAS(t, nil)
+	const remote = "http://mcp.example/mcp"
+	rs := newFakeRS(t, func() *fakeAS { return as }, func(rs *fakeRS) { rs.resource = remote })
+	s := newSetupFor(t, as, rs)
+	rsAddr := strings.TrimPrefix(rs.srv.URL, "http://")
+	dialer := &net.Dialer{}
+	s.cfg.ServerURL = remote
+	s.cfg.ClientID, s.cfg.ClientSecret = "pre-registered", "s3cret"
+	s.cfg.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if strings.HasPrefix(addr, "mcp.example:") {
+			addr = rsAddr // the remote server, served here for the test
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}}}
+	a := auth.New(s.cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := &http.Client{Transport: s.cfg.HTTPClient.Transport}
+	_, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: remote, Auth: a, Client: client}, &mcp.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.ErrorIs(t, err, auth.ErrInsecure)
+	auths, tokens, registrations := as.counts()
+	assert.Zero(t, auths+tokens+registrations, "the authorization server on this machine was used")
+	assert.Zero(t, s.browser.n.Load())
 }

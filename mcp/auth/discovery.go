@@ -146,7 +146,7 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("mcp: auth: authorization server %q is not a URL", redact.URL(issuer))
 	}
-	if err := secure(issuer); err != nil {
+	if err := c.secureServer(issuer); err != nil {
 		return nil, err
 	}
 	origin := u.Scheme + "://" + u.Host
@@ -183,7 +183,7 @@ func (c *Client) discoverServer(ctx context.Context, issuer string, fallback boo
 			if e == "" {
 				continue
 			}
-			if err := secure(e); err != nil {
+			if err := c.secureServer(e); err != nil {
 				return nil, err
 			}
 		}
@@ -219,6 +219,21 @@ func secure(raw string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s is not https", ErrInsecure, redact.URL(raw))
+}
+
+// secureServer is secure for a URL the MCP server's metadata led to: a
+// server that is not on this machine cannot send the client (and a
+// client secret) to plain http or to this machine's own services.
+func (c *Client) secureServer(raw string) error {
+	if err := secure(raw); err != nil {
+		return err
+	}
+	server, _ := url.Parse(c.cfg.ServerURL)
+	u, _ := url.Parse(raw)
+	if server != nil && !loopback(server.Hostname()) && loopback(u.Hostname()) {
+		return fmt.Errorf("%w: the remote server %s names %s on this machine", ErrInsecure, redact.URL(c.cfg.ServerURL), redact.URL(raw))
+	}
+	return nil
 }
 
 func loopback(host string) bool {
