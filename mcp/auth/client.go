@@ -405,7 +405,13 @@ func (c *Client) codeFlow(ctx context.Context, g *grant, browser func(context.Co
 	verifier := oauth2.GenerateVerifier()
 	state := randomString()
 	resource := oauth2.SetAuthURLParam("resource", g.resource)
-	authURL := g.conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), resource)
+	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier), resource}
+	if g.md.openID() && slices.Contains(g.scopes, "offline_access") {
+		// Else an OpenID provider drops offline_access: no refresh token,
+		// and a sign-in every time the access token expires.
+		opts = append(opts, oauth2.SetAuthURLParam("prompt", "consent"))
+	}
+	authURL := g.conf.AuthCodeURL(state, opts...)
 	c.logger().Debug("mcp: auth: asking the user to authorize", "issuer", redact.URL(g.issuer), "scopes", strings.Join(g.scopes, " "))
 	back, err := browser(ctx, authURL)
 	if err != nil {

@@ -813,3 +813,32 @@ func TestRemoteServerCannotNameALoopbackAuthorizationServer(t *testing.T) {
 	assert.Zero(t, auths+tokens+registrations, "the authorization server on this machine was used")
 	assert.Zero(t, s.browser.n.Load())
 }
+
+// An OpenID provider grants offline_access (a refresh token) only with
+// prompt=consent (OpenID Connect Core 1.0, section 11): it is sent then,
+// and only then.
+func TestOfflineAccessAsksForConsentOfAnOpenIDProvider(t *testing.T) {
+	tests := []struct {
+		name    string
+		openID  bool
+		scopes  []string
+		consent bool
+	}{
+		{"an OpenID provider, offline_access asked", true, []string{"offline_access"}, true},
+		{"an OpenID provider, offline_access not asked", true, nil, false},
+		{"an OAuth server, offline_access asked", false, []string{"offline_access"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSetup(t, func(as *fakeAS) { as.openID = tt.openID }, nil)
+			s.cfg.Scopes = tt.scopes
+			require.NoError(t, s.call(t))
+			prompt := s.lastAuth(t).Get("prompt")
+			if tt.consent {
+				assert.Equal(t, "consent", prompt)
+			} else {
+				assert.Empty(t, prompt)
+			}
+		})
+	}
+}

@@ -40,7 +40,11 @@ type serverMetadata struct {
 	AuthorizationResponseISSSupported bool     `json:"authorization_response_iss_parameter_supported"`
 	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported"`
 	TokenEndpointAuthSigningAlgValues []string `json:"token_endpoint_auth_signing_alg_values_supported"`
-	legacyDefaults                    bool     // no metadata: the 2025-03-26 default endpoints
+	// SubjectTypesSupported and IDTokenSigningAlgValues are required of an
+	// OpenID provider's discovery document: they tell one.
+	SubjectTypesSupported   []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValues []string `json:"id_token_signing_alg_values_supported"`
+	legacyDefaults          bool     // no metadata: the 2025-03-26 default endpoints
 }
 
 // getJSON fetches u and decodes a JSON document of at most maxMetadata
@@ -242,6 +246,13 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// openID reports whether the authorization server is an OpenID provider,
+// which grants offline_access only with prompt=consent (OpenID Connect
+// Core 1.0, section 11).
+func (md *serverMetadata) openID() bool {
+	return len(md.SubjectTypesSupported) > 0 || len(md.IDTokenSigningAlgValues) > 0
 }
 
 // checkPKCE refuses an authorization server without S256.

@@ -52,6 +52,7 @@ type fakeAS struct {
 	issSupported    *bool                       // nil leaves the field out
 	issMode         string                      // "" correct, "omit", "wrong", "slash"
 	issuerOverride  string                      // the metadata's issuer, when set
+	openID          bool                        // publishes OpenID Connect discovery fields
 	expiresIn       int                         // 0 means 3600
 	refresh         bool                        // issue refresh tokens
 	failRefresh     bool                        // refresh requests fail with invalid_grant
@@ -121,6 +122,10 @@ func (as *fakeAS) metadata() map[string]any {
 	}
 	if as.dpop {
 		md["dpop_signing_alg_values_supported"] = []string{"ES256"}
+	}
+	if as.openID {
+		md["subject_types_supported"] = []string{"public"}
+		md["id_token_signing_alg_values_supported"] = []string{"RS256"}
 	}
 	return md
 }
