@@ -98,6 +98,9 @@ type OAuthConfig struct {
 	// ClientID and ClientSecret are a client registered beforehand.
 	ClientID     string `json:"clientId,omitempty"`
 	ClientSecret string `json:"clientSecret,omitempty"`
+	// Issuer is the authorization server the credentials are for; a server
+	// that names another gets none of them (auth.Config.Issuer).
+	Issuer string `json:"issuer,omitempty"`
 	// CallbackPort is the loopback port of the redirect URI registered
 	// with the client; 0 means the program's choice.
 	CallbackPort int `json:"callbackPort,omitempty"`
@@ -745,7 +748,7 @@ func (sc *ServerConfig) expand(lookup func(string) (string, bool)) error {
 			name string
 			p    *string
 		}{
-			{"clientId", &o.ClientID}, {"clientSecret", &o.ClientSecret}, {"grant", &o.Grant},
+			{"clientId", &o.ClientID}, {"clientSecret", &o.ClientSecret}, {"issuer", &o.Issuer}, {"grant", &o.Grant},
 			{"privateKeyFile", &o.PrivateKeyFile}, {"signingAlg", &o.SigningAlg}, {"keyId", &o.KeyID},
 			{"assertionFile", &o.AssertionFile}, {"idpTokenEndpoint", &o.IDPTokenEndpoint},
 			{"idpClientId", &o.IDPClientID}, {"idpClientSecret", &o.IDPClientSecret}, {"idTokenFile", &o.IDTokenFile},

@@ -268,3 +268,13 @@ func TestHeadersHelper(t *testing.T) {
 		assert.Less(t, time.Since(start), 5*time.Second)
 	})
 }
+
+func TestOAuthIssuerIsRead(t *testing.T) {
+	t.Setenv("MCPLUG_TEST_ISSUER", "https://login.example.com")
+	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": {"r": {"type": "http", "url": "https://mcp.example/mcp",
+		"oauth": {"grant": "client_credentials", "clientId": "m", "clientSecret": "s", "issuer": "${MCPLUG_TEST_ISSUER}"}}}}`), "cfg.json")
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Servers["r"].OAuth)
+	assert.Equal(t, "https://login.example.com", cfg.Servers["r"].OAuth.Issuer, "the credentials' issuer, expanded")
+	assert.NotContains(t, cfg.Servers["r"].Extra, "oauth")
+}

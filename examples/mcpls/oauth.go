@@ -54,7 +54,7 @@ func authConfig(sc *mcp.ServerConfig) (*auth.Config, error) {
 	if o == nil {
 		return cfg, nil
 	}
-	cfg.Scopes, cfg.DPoP = o.Scopes, o.DPoP
+	cfg.Scopes, cfg.DPoP, cfg.Issuer = o.Scopes, o.DPoP, o.Issuer
 	switch o.Grant {
 	case "", "authorization_code":
 		cfg.ClientID, cfg.ClientSecret = o.ClientID, o.ClientSecret

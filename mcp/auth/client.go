@@ -333,6 +333,11 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 		issuer = u.Scheme + "://" + u.Host
 		resource = canonical(u)
 	}
+	if c.cfg.Grant != nil && c.cfg.Issuer != "" && issuer != c.cfg.Issuer {
+		// The grant's secret, assertion or workload token is for the
+		// configured authorization server only.
+		return &IssuerMismatchError{Where: "server's protected resource metadata", Want: c.cfg.Issuer, Got: issuer}
+	}
 	md, err := c.discoverServer(ctx, issuer, fallback)
 	if err != nil {
 		return err

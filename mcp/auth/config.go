@@ -15,8 +15,11 @@ type Config struct {
 	ServerURL string
 
 	// ClientID and ClientSecret are a pre-registered client (ClientSecret
-	// empty for a public client). Issuer, if set, binds them to that
-	// authorization server: with another, they are not used.
+	// empty for a public client). Issuer, if set, binds them, and the
+	// credentials of Grant, to that authorization server: a server that
+	// names another gets no secret, assertion or workload token (the
+	// pre-registered client is not used; a Grant fails with an
+	// *IssuerMismatchError before any request to it).
 	ClientID     string
 	ClientSecret string
 	Issuer       string

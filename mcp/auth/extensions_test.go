@@ -328,3 +328,35 @@ func TestMethod(t *testing.T) {
 		assert.Equal(t, want, auth.New(&auth.Config{Grant: grant}).Method())
 	}
 }
+
+// A grant's credentials are bound to the configured issuer: a server that
+// names another authorization server gets nothing sent there.
+func TestGrantCredentialsAreBoundToTheIssuer(t *testing.T) {
+	for _, bound := range []bool{true, false} {
+		name := "bound to another issuer: refused before any request"
+		if !bound {
+			name = "bound to the server's issuer: used"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := grantSetup(t, func(as *fakeAS) {
+				as.grants = map[string]func(url.Values, http.Header) ([]string, string){"client_credentials": func(url.Values, http.Header) ([]string, string) {
+					return nil, ""
+				}}
+			}, &auth.ClientCredentials{ClientID: "machine", ClientSecret: "s3cret"})
+			s.cfg.Issuer = s.as.issuer()
+			if bound {
+				s.cfg.Issuer = "https://login.example.com"
+			}
+			err := s.call(t)
+			if !bound {
+				require.NoError(t, err)
+				assert.Len(t, s.tokenRequests(), 1)
+				return
+			}
+			var mismatch *auth.IssuerMismatchError
+			require.ErrorAs(t, err, &mismatch)
+			assert.Equal(t, "https://login.example.com", mismatch.Want)
+			assert.Empty(t, s.tokenRequests(), "the secret was sent to the server's authorization server")
+		})
+	}
+}
