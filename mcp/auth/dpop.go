@@ -114,6 +114,12 @@ func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = b
 	}
 	for attempt := 0; ; attempt++ {
+		if attempt > 0 && body != nil {
+			var err error
+			if body, err = freshAssertion(req.Context(), body); err != nil {
+				return nil, err
+			}
+		}
 		proof, err := t.key.proof(req.Method, req.URL, "")
 		if err != nil {
 			return nil, err

@@ -360,3 +360,31 @@ func TestGrantCredentialsAreBoundToTheIssuer(t *testing.T) {
 		})
 	}
 }
+
+// A token request sent again for a DPoP nonce signs a fresh client
+// assertion: providers refuse one whose jti they saw ("client assertion
+// tokens must only be used once").
+func TestDPoPNonceRetrySignsAFreshAssertion(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	var jtis []string
+	s := grantSetup(t, func(as *fakeAS) {
+		as.dpop, as.dpopNonce = true, "n-1"
+		as.authMethods = []string{"private_key_jwt"}
+		as.onToken = func(f url.Values) {
+			var header, claims map[string]any
+			if _, err := verifyES256(f.Get("client_assertion"), &header, &claims, func() (*ecdsa.PublicKey, error) { return &key.PublicKey, nil }); err == nil {
+				jtis = append(jtis, claims["jti"].(string))
+			}
+		}
+		as.grants = map[string]func(url.Values, http.Header) ([]string, string){"client_credentials": func(url.Values, http.Header) ([]string, string) {
+			return nil, ""
+		}}
+	}, &auth.ClientCredentials{ClientID: "machine", PrivateKey: key})
+	s.cfg.DPoP = true
+	require.NoError(t, s.call(t))
+	s.as.mu.Lock()
+	defer s.as.mu.Unlock()
+	require.Len(t, jtis, 2, "the request refused for its nonce, then the one sent again")
+	assert.NotEqual(t, jtis[0], jtis[1], "the client assertion was replayed")
+}

@@ -70,28 +70,64 @@ func (cc *ClientCredentials) obtain(ctx context.Context, c *Client, g *grant) (*
 		Scopes:         g.scopes,
 		EndpointParams: url.Values{"resource": {g.resource}},
 	}
-	if err := clientAuth(conf, g.md, cc.ClientSecret, cc.PrivateKey, cc.SigningAlg, cc.KeyID, g.issuer); err != nil {
+	sign, err := clientAuth(conf, g.md, cc.ClientSecret, cc.PrivateKey, cc.SigningAlg, cc.KeyID, g.issuer)
+	if err != nil {
 		return nil, err
 	}
-	return fetch(c.tokenContext(ctx, g), conf)
+	return fetch(c.tokenContext(withSigner(ctx, sign), g), conf)
+}
+
+// signerKey carries, in a token request's ctx, what signs a fresh client
+// assertion: a request sent again (after use_dpop_nonce) must not replay
+// the one it carried, as providers refuse an assertion's jti seen before.
+type signerKey struct{}
+
+func withSigner(ctx context.Context, sign func() (string, error)) context.Context {
+	if sign == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, signerKey{}, sign)
+}
+
+// freshAssertion replaces the client_assertion of the form body with a new
+// one, when the request's ctx can sign one; otherwise body is kept.
+func freshAssertion(ctx context.Context, body []byte) ([]byte, error) {
+	sign, _ := ctx.Value(signerKey{}).(func() (string, error))
+	if sign == nil {
+		return body, nil
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil || form.Get("client_assertion") == "" {
+		return body, nil
+	}
+	assertion, err := sign()
+	if err != nil {
+		return nil, err
+	}
+	form.Set("client_assertion", assertion)
+	return []byte(form.Encode()), nil
 }
 
 // clientAuth sets how conf authenticates at the token endpoint: a
-// private key assertion, a secret as the server prefers, or none.
-func clientAuth(conf *clientcredentials.Config, md *serverMetadata, secret string, key crypto.Signer, alg, kid, audience string) error {
+// private key assertion, a secret as the server prefers, or none. For an
+// assertion it returns what signs a new one (see withSigner).
+func clientAuth(conf *clientcredentials.Config, md *serverMetadata, secret string, key crypto.Signer, alg, kid, audience string) (sign func() (string, error), err error) {
 	switch {
 	case key != nil:
-		now := time.Now()
-		header := map[string]any{"typ": "JWT"}
-		if kid != "" {
-			header["kid"] = kid
+		sign = func() (string, error) {
+			now := time.Now()
+			header := map[string]any{"typ": "JWT"}
+			if kid != "" {
+				header["kid"] = kid
+			}
+			return signJWT(key, alg, header, map[string]any{
+				"iss": conf.ClientID, "sub": conf.ClientID, "aud": audience,
+				"jti": randomString(), "iat": now.Unix(), "exp": now.Add(assertionLifetime).Unix(),
+			})
 		}
-		assertion, err := signJWT(key, alg, header, map[string]any{
-			"iss": conf.ClientID, "sub": conf.ClientID, "aud": audience,
-			"jti": randomString(), "iat": now.Unix(), "exp": now.Add(assertionLifetime).Unix(),
-		})
+		assertion, err := sign()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		conf.EndpointParams.Set("client_assertion_type", assertionTypeJWT)
 		conf.EndpointParams.Set("client_assertion", assertion)
@@ -105,7 +141,7 @@ func clientAuth(conf *clientcredentials.Config, md *serverMetadata, secret strin
 	default:
 		conf.AuthStyle = oauth2.AuthStyleInParams
 	}
-	return nil
+	return sign, nil
 }
 
 // fetch makes one token request; its error is an *AuthorizationError when
@@ -152,7 +188,7 @@ func (jb *JWTBearer) obtain(ctx context.Context, c *Client, g *grant) (*oauth2.T
 			"resource":   {g.resource},
 		},
 	}
-	if err := clientAuth(conf, g.md, jb.ClientSecret, nil, "", "", ""); err != nil {
+	if _, err := clientAuth(conf, g.md, jb.ClientSecret, nil, "", "", ""); err != nil {
 		return nil, err
 	}
 	return fetch(c.tokenContext(ctx, g), conf)
@@ -239,7 +275,7 @@ func (em *EnterpriseManaged) obtain(ctx context.Context, c *Client, g *grant) (*
 			"subject_token_type":   {subjectType},
 		},
 	}
-	if err := clientAuth(exchange, &serverMetadata{}, em.IDPClientSecret, nil, "", "", ""); err != nil {
+	if _, err := clientAuth(exchange, &serverMetadata{}, em.IDPClientSecret, nil, "", "", ""); err != nil {
 		return nil, err
 	}
 	jag, err := fetch(context.WithValue(ctx, oauth2.HTTPClient, c.http()), exchange)
@@ -263,7 +299,7 @@ func (em *EnterpriseManaged) obtain(ctx context.Context, c *Client, g *grant) (*
 			"resource":   {g.resource},
 		},
 	}
-	if err := clientAuth(redeem, g.md, em.ClientSecret, nil, "", "", ""); err != nil {
+	if _, err := clientAuth(redeem, g.md, em.ClientSecret, nil, "", "", ""); err != nil {
 		return nil, err
 	}
 	return fetch(c.tokenContext(ctx, g), redeem)
