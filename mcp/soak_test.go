@@ -68,23 +68,7 @@ func TestSoak(t *testing.T) {
 	}
 	baseGoroutines, baseFDs, baseHeap := runtime.NumGoroutine(), openFDs(t), heapInUse()
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range 64 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(g), 7))
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					call(r)
-				}
-			}
-		}()
-	}
+	stop, wait := callers(7, call)
 	kills := 0
 	killer := rand.New(rand.NewPCG(3, 4))
 	deadline := time.Now().Add(duration)
@@ -97,7 +81,7 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	close(stop)
-	wg.Wait()
+	wait()
 
 	// Every server is back: a call to each succeeds (a call may still see
 	// the last kill; the next one waits for the restart).
@@ -135,6 +119,27 @@ func TestSoak(t *testing.T) {
 
 	require.NoError(t, m.Close())
 	assert.Empty(t, testproc.LiveChildren(), "no server outlives Close")
+}
+
+// callers runs call in 64 goroutines, each with its own random source,
+// until stop is closed; wait waits for them.
+func callers(seed uint64, call func(*rand.Rand)) (stop chan struct{}, wait func()) {
+	stop = make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 64 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), seed))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					call(r)
+				}
+			}
+		})
+	}
+	return stop, wg.Wait
 }
 
 func openFDs(t *testing.T) int {
@@ -280,25 +285,6 @@ func TestSoakHTTP(t *testing.T) {
 		}
 	}
 
-	// 64 callers at once, until stop is closed.
-	callers := func(seed uint64) (stop chan struct{}, wait func()) {
-		stop = make(chan struct{})
-		var wg sync.WaitGroup
-		for g := range 64 {
-			wg.Go(func() {
-				r := rand.New(rand.NewPCG(uint64(g), seed))
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-						call(r)
-					}
-				}
-			})
-		}
-		return stop, wg.Wait
-	}
 	// What is left once the callers are done and the idle HTTP connections
 	// (a pool, not a leak) are closed.
 	settled := func() (int, int, uint64) {
@@ -313,13 +299,13 @@ func TestSoakHTTP(t *testing.T) {
 		return g, f, heapInUse()
 	}
 
-	stop, wait := callers(8)           // a warm-up without chaos
+	stop, wait := callers(8, call)     // a warm-up without chaos
 	time.Sleep(500 * time.Millisecond) // the warm-up's length, not a wait for a result
 	close(stop)
 	wait()
 	baseGoroutines, baseFDs, baseHeap := settled()
 
-	stop, wait = callers(9)
+	stop, wait = callers(9, call)
 	restarts := 0
 	chaos := rand.New(rand.NewPCG(3, 4))
 	deadline := time.Now().Add(duration)
