@@ -511,6 +511,10 @@ type storedToken struct {
 	RefreshToken string    `json:"refresh_token,omitempty"`
 	Expiry       time.Time `json:"expiry,omitzero"`
 	Scopes       []string  `json:"scopes,omitempty"`
+	// DPoPKey is the private key DPoP-bound tokens are bound to (see
+	// dpopKey.marshal), kept with them, as well protected as they are:
+	// without it they are of no use after a restart.
+	DPoPKey string `json:"dpop_key,omitempty"`
 }
 
 func tokenKey(g *grant) string {
@@ -527,11 +531,25 @@ func (c *Client) loadToken(ctx context.Context, key string) *savedToken {
 	if b == nil || json.Unmarshal(b, &st) != nil || st.AccessToken == "" {
 		return nil
 	}
+	if strings.EqualFold(st.TokenType, "DPoP") {
+		// Bound to a key: only with that key is the token of any use, and
+		// a token sent with another is refused (and wasted).
+		key, err := parseDPoPKey(st.DPoPKey)
+		if c.dpop == nil || err != nil {
+			c.logger().Debug("mcp: auth: a stored DPoP-bound token without its key is not used")
+			return nil
+		}
+		c.dpop.use(key)
+	}
 	return &savedToken{token: &oauth2.Token{AccessToken: st.AccessToken, TokenType: st.TokenType, RefreshToken: st.RefreshToken, Expiry: st.Expiry}, scopes: st.Scopes}
 }
 
 func (c *Client) saveToken(ctx context.Context, key string, g *grant) {
-	b, _ := json.Marshal(storedToken{AccessToken: g.token.AccessToken, TokenType: g.token.TokenType, RefreshToken: g.token.RefreshToken, Expiry: g.token.Expiry, Scopes: g.scopes})
+	st := storedToken{AccessToken: g.token.AccessToken, TokenType: g.token.TokenType, RefreshToken: g.token.RefreshToken, Expiry: g.token.Expiry, Scopes: g.scopes}
+	if c.dpop != nil && strings.EqualFold(g.token.TokenType, "DPoP") {
+		st.DPoPKey = c.dpop.marshal()
+	}
+	b, _ := json.Marshal(st)
 	if err := c.cfg.Store.Save(ctx, key, b); err != nil {
 		c.logger().Warn("mcp: auth: token store", "err", err)
 	}

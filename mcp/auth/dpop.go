@@ -6,8 +6,10 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -70,7 +72,51 @@ func (d *dpopKey) proof(method string, u *url.URL, accessToken string) (string, 
 		sum := sha256.Sum256([]byte(accessToken))
 		claims["ath"] = base64.RawURLEncoding.EncodeToString(sum[:])
 	}
-	return signJWT(d.key, "ES256", map[string]any{"typ": "dpop+jwt", "jwk": d.jwk}, claims)
+	key, jwk := d.current()
+	return signJWT(key, "ES256", map[string]any{"typ": "dpop+jwt", "jwk": jwk}, claims)
+}
+
+// current is the key proofs are signed with, and its public JWK.
+func (d *dpopKey) current() (*ecdsa.PrivateKey, map[string]any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.key, d.jwk
+}
+
+// use makes key the one proofs are signed with: the key a stored token is
+// bound to, after a restart.
+func (d *dpopKey) use(key *ecdsa.PrivateKey) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.key, d.jwk = key, publicJWK(key)
+}
+
+// marshal is the private key as the Store keeps it beside the tokens bound
+// to it: PKCS #8, base64.
+func (d *dpopKey) marshal() string {
+	key, _ := d.current()
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(der)
+}
+
+// parseDPoPKey reads a key marshal wrote.
+func parseDPoPKey(s string) (*ecdsa.PrivateKey, error) {
+	der, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, err
+	}
+	key, ok := k.(*ecdsa.PrivateKey)
+	if !ok || key.Curve != elliptic.P256() {
+		return nil, errors.New("not a P-256 key")
+	}
+	return key, nil
 }
 
 func (d *dpopKey) nonce(u *url.URL) string {

@@ -6,13 +6,16 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -264,6 +267,36 @@ func TestDPoP(t *testing.T) {
 		require.Len(t, s.as.proofs, 1)
 		assert.Empty(t, s.as.proofs[0].ATH, "no token hash at the token endpoint")
 	})
+	t.Run("bound tokens work after a restart: the key is stored with them", func(t *testing.T) {
+		s := dpopSetup(t, "", "")
+		s.cfg.Store = &auth.MemoryStore{}
+		require.NoError(t, s.callWith(t, auth.New(s.cfg)))
+		require.NoError(t, s.callWith(t, auth.New(s.cfg)), "a new Client (a restart) with the same store")
+		assert.EqualValues(t, 1, s.browser.n.Load(), "no second sign-in")
+	})
+	t.Run("a stored bound token without its key is never sent", func(t *testing.T) {
+		s := dpopSetup(t, "", "")
+		store := &keyedStore{}
+		s.cfg.Store = store
+		require.NoError(t, s.callWith(t, auth.New(s.cfg)))
+		ctx := context.Background()
+		for _, key := range store.keys { // a store written before keys were kept
+			b, err := store.Load(ctx, key)
+			require.NoError(t, err)
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(b, &m))
+			if _, ok := m["dpop_key"]; ok {
+				delete(m, "dpop_key")
+				b, _ = json.Marshal(m)
+				require.NoError(t, store.Save(ctx, key, b))
+			}
+		}
+		require.NoError(t, s.callWith(t, auth.New(s.cfg)))
+		assert.EqualValues(t, 2, s.browser.n.Load(), "signed in again instead")
+		s.rs.mu.Lock()
+		defer s.rs.mu.Unlock()
+		assert.Zero(t, s.rs.badProofs, "a bound token went with a key it is not bound to")
+	})
 	t.Run("server nonces are honoured, once each", func(t *testing.T) {
 		s := dpopSetup(t, "as-nonce", "rs-nonce")
 		require.NoError(t, s.call(t))
@@ -387,4 +420,20 @@ func TestDPoPNonceRetrySignsAFreshAssertion(t *testing.T) {
 	defer s.as.mu.Unlock()
 	require.Len(t, jtis, 2, "the request refused for its nonce, then the one sent again")
 	assert.NotEqual(t, jtis[0], jtis[1], "the client assertion was replayed")
+}
+
+// keyedStore is a MemoryStore that remembers the keys saved.
+type keyedStore struct {
+	auth.MemoryStore
+	mu   sync.Mutex
+	keys []string
+}
+
+func (s *keyedStore) Save(ctx context.Context, key string, value []byte) error {
+	s.mu.Lock()
+	if !slices.Contains(s.keys, key) {
+		s.keys = append(s.keys, key)
+	}
+	s.mu.Unlock()
+	return s.MemoryStore.Save(ctx, key, value)
 }

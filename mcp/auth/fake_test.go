@@ -309,6 +309,9 @@ type fakeRS struct {
 
 	proofs []proofClaims // DPoP proofs seen
 	nonceN int
+	// badProofs counts requests whose bound token came without a proof of
+	// its key.
+	badProofs int
 
 	mu         sync.Mutex
 	seenTokens []string
@@ -356,6 +359,9 @@ func newFakeRS(t cleaner, as func() *fakeAS, configure func(*fakeRS)) *fakeRS {
 		if jkt := rs.as().boundTo(token); valid && jkt != "" {
 			p, err := checkProof(r.Header.Get("DPoP"), r.Method, rs.url(), token)
 			if scheme != "DPoP" || err != nil || p.jkt != jkt {
+				rs.mu.Lock()
+				rs.badProofs++
+				rs.mu.Unlock()
 				w.Header().Set("WWW-Authenticate", `DPoP error="invalid_token"`)
 				writeJSON(w, 401, map[string]any{"error": "invalid_token"})
 				return
