@@ -394,9 +394,9 @@ type layers struct {
 func (l *layers) resolve(trusted bool) *Config {
 	ws := *l.ws
 	ws.Trusted = trusted
-	approvals := l.userApprovals.merged(nil)
+	approvals := []*approvalSettings{&l.userApprovals}
 	if trusted {
-		approvals = approvals.merged(&l.workspaceApprovals)
+		approvals = append(approvals, &l.workspaceApprovals)
 	}
 	cfg := &Config{Servers: map[string]*ServerConfig{}, Errors: slices.Clone(l.errors), Workspace: &ws, layers: l}
 	names := map[string]bool{}
@@ -409,7 +409,7 @@ func (l *layers) resolve(trusted bool) *Config {
 		user, project, local := l.user.Servers[name], l.project.Servers[name], l.local.Servers[name]
 		var pick ServerConfig
 		var warnings []string
-		approval := approvals.decide(name)
+		approval := decide(name, approvals...)
 		switch {
 		case local != nil:
 			pick = *local
@@ -473,32 +473,17 @@ func (a *approvalSettings) read(b []byte) {
 	}
 }
 
-// merged returns a's decisions together with other's (nil for none).
-func (a approvalSettings) merged(other *approvalSettings) approvalSettings {
-	out := approvalSettings{all: a.all, enabled: maps.Clone(a.enabled), disabled: maps.Clone(a.disabled)}
-	if other == nil {
-		return out
-	}
-	out.all = out.all || other.all
-	for _, m := range []struct {
-		dst *map[string]bool
-		src map[string]bool
-	}{{&out.enabled, other.enabled}, {&out.disabled, other.disabled}} {
-		for n := range m.src {
-			if *m.dst == nil {
-				*m.dst = map[string]bool{}
-			}
-			(*m.dst)[n] = true
+// decide is what the settings together say of the project server name:
+// a rejection in any wins, then an approval in any.
+func decide(name string, settings ...*approvalSettings) Approval {
+	approved := false
+	for _, a := range settings {
+		if a.disabled[name] {
+			return Rejected
 		}
+		approved = approved || a.all || a.enabled[name]
 	}
-	return out
-}
-
-func (a *approvalSettings) decide(name string) Approval {
-	switch {
-	case a.disabled[name]:
-		return Rejected
-	case a.all || a.enabled[name]:
+	if approved {
 		return Approved
 	}
 	return ApprovalPending
@@ -511,7 +496,7 @@ func (c *Config) pendingReason(name string) string {
 	if c == nil || c.layers == nil || c.Workspace == nil || c.Workspace.Trusted {
 		return ""
 	}
-	if c.layers.workspaceApprovals.decide(name) == Approved {
+	if decide(name, &c.layers.workspaceApprovals) == Approved {
 		return "; it is approved in the workspace's settings, which count once the workspace is trusted (SaveTrust, mcpls -trust)"
 	}
 	return ""
@@ -542,13 +527,7 @@ func SaveApproval(dir, name string, approve bool) error {
 	}
 	folder := filepath.Join(ws.Root, ".claude")
 	path := filepath.Join(folder, "settings.local.json")
-	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return &ConfigError{File: path, Err: fmt.Errorf("%w: it is a %s (it is not written through)", ErrNotRegularFile, kindOf(info))}
-	}
-	if info, err := os.Lstat(folder); err == nil && !info.IsDir() {
-		return &ConfigError{File: path, Err: fmt.Errorf("%w: %s is a %s (it is not written through)", ErrNotRegularFile, folder, kindOf(info))}
-	}
-	settings, err := readJSONObject(path, maxProjectFileSize)
+	settings, err := readJSONObject(path, maxProjectFileSize) // writeSettingsFile refuses a symlink
 	if err != nil {
 		return &ConfigError{File: path, Err: err}
 	}

@@ -213,6 +213,16 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			if a.err == nil {
 				a.err = c.decode("server/discover", a.raw, &res)
 			}
+			listed := res.SupportedVersions
+			if supported, ok := unsupportedVersion(a.err); ok {
+				listed = supported
+			}
+			if v, ok := choose(listed, c.opts.ProtocolVersion); ok && !IsModern(v) && init != nil {
+				// Legacy only, and the initialize that would follow is
+				// under way already: its answer decides.
+				why = "server/discover lists only legacy versions"
+				continue
+			}
 			if a.err == nil {
 				if a.err = c.discovered(ctx, version, &res); a.err == nil {
 					c.logger.Info("mcp: the server answered server/discover; speaking the modern protocol", "version", c.InitializeResult().ProtocolVersion)

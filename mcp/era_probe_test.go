@@ -56,6 +56,11 @@ func TestEraProbe(t *testing.T) {
 		{name: "a legacy server that starts in 5 s gets one initialize",
 			srv:  func() *mcptest.Server { return slowStart(&mcptest.Server{}, 5*time.Second) },
 			want: "2025-11-25", took: 5 * time.Second, initSent: 1, reason: "server/discover failed"},
+		{name: "a slow server whose discover lists only a legacy version gets one initialize",
+			srv: func() *mcptest.Server {
+				return slowStart(&mcptest.Server{Versions: []string{"2027-01-01", "2025-11-25"}}, 5*time.Second)
+			},
+			want: "2025-11-25", took: 5 * time.Second, initSent: 1, reason: "lists only legacy versions"},
 		{name: "a legacy server that refuses the probe costs nothing",
 			srv:  func() *mcptest.Server { return &mcptest.Server{} },
 			want: "2025-11-25", took: 0, initSent: 1, reason: "server/discover failed"},

@@ -42,22 +42,35 @@ func (l *lateLogger) use(lg *slog.Logger) {
 }
 
 // lateHandler is the slog.Handler of a lateLogger; ops are the WithAttrs and
-// WithGroup calls made on it, applied to the target's handler at each line.
+// WithGroup calls made on it, applied to the target's handler once per
+// target (built is the last such handler).
 type lateHandler struct {
-	late *lateLogger
-	ops  []func(slog.Handler) slog.Handler
+	late  *lateLogger
+	ops   []func(slog.Handler) slog.Handler
+	built *atomic.Pointer[builtHandler]
+}
+
+type builtHandler struct {
+	from *slog.Logger // the logger it was built on (pointers compare; handlers may not)
+	h    slog.Handler
 }
 
 func (h lateHandler) handler() slog.Handler {
-	var out slog.Handler
-	if t := h.late.target.Load(); t != nil {
-		out = t.Handler()
-	} else {
-		out = slog.Default().Handler()
+	target := h.late.target.Load()
+	if target == nil {
+		target = slog.Default()
 	}
+	if len(h.ops) == 0 {
+		return target.Handler()
+	}
+	if b := h.built.Load(); b != nil && b.from == target {
+		return b.h
+	}
+	out := target.Handler()
 	for _, op := range h.ops {
 		out = op(out)
 	}
+	h.built.Store(&builtHandler{from: target, h: out})
 	return out
 }
 
@@ -70,9 +83,13 @@ func (h lateHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h lateHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return lateHandler{late: h.late, ops: append(slices.Clip(h.ops), func(x slog.Handler) slog.Handler { return x.WithAttrs(attrs) })}
+	return h.with(func(x slog.Handler) slog.Handler { return x.WithAttrs(attrs) })
 }
 
 func (h lateHandler) WithGroup(name string) slog.Handler {
-	return lateHandler{late: h.late, ops: append(slices.Clip(h.ops), func(x slog.Handler) slog.Handler { return x.WithGroup(name) })}
+	return h.with(func(x slog.Handler) slog.Handler { return x.WithGroup(name) })
+}
+
+func (h lateHandler) with(op func(slog.Handler) slog.Handler) slog.Handler {
+	return lateHandler{late: h.late, ops: append(slices.Clip(h.ops), op), built: new(atomic.Pointer[builtHandler])}
 }

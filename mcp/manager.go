@@ -187,6 +187,10 @@ type server struct {
 	version    string // agreed with the server last time: its era, kept across restarts
 }
 
+func errRejected(name string) error {
+	return fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
+}
+
 // mayContact says why s may not be contacted yet (a project server the
 // user has not approved, or rejected; a disabled or broken entry), or nil.
 // Nothing reaches such a server: no connection, no sign-in, no Authorizer.
@@ -202,7 +206,7 @@ func (s *server) mayContact() error {
 	case sc.Disabled:
 		return fmt.Errorf("mcp: server %q is disabled", s.name)
 	case sc.Scope == ScopeProject && sc.Approval == Rejected:
-		return fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", s.name)
+		return errRejected(s.name)
 	case sc.Scope == ScopeProject && sc.Approval != Approved && !s.approved:
 		return fmt.Errorf("mcp: project server %q from %s needs the user's approval first (enabledMcpjsonServers, or Manager.Approve)", s.name, sc.Source)
 	}
@@ -262,7 +266,7 @@ func (m *Manager) addConfigServers(cfg *Config) {
 		case sc.Disabled:
 			s.state = StateDisabled
 		case sc.Scope == ScopeProject && sc.Approval == Rejected:
-			s.state, s.err = StateDisabled, fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
+			s.state, s.err = StateDisabled, errRejected(name)
 		}
 		authorizer := sync.OnceValue(func() Authorizer {
 			if m.opts.Authorizer == nil || (sc.Type != TypeHTTP && sc.Type != TypeSSE) {
@@ -318,6 +322,7 @@ func (m *Manager) decideTrust(ctx context.Context) error {
 		m.mu.Unlock()
 
 		ok := m.opts.TrustWorkspace(ctx, &ws)
+		approved := m.approvedNames() // by Manager.Approve meanwhile: that stands
 
 		m.mu.Lock()
 		m.trustAsking = nil
@@ -335,6 +340,11 @@ func (m *Manager) decideTrust(ctx context.Context) error {
 				}
 			}
 			m.addConfigServers(m.cfg)
+			for _, name := range approved {
+				if s := m.servers[name]; s != nil {
+					s.approved = true // not yet shared: no lock needed
+				}
+			}
 			m.routes = nil
 		}
 		m.mu.Unlock()
@@ -343,6 +353,22 @@ func (m *Manager) decideTrust(ctx context.Context) error {
 		}
 		return nil
 	}
+}
+
+// approvedNames are the servers approved with Manager.Approve.
+func (m *Manager) approvedNames() []string {
+	m.mu.Lock()
+	servers := m.sorted()
+	m.mu.Unlock()
+	var names []string
+	for _, s := range servers {
+		s.mu.Lock()
+		if s.approved {
+			names = append(names, s.name)
+		}
+		s.mu.Unlock()
+	}
+	return names
 }
 
 func durationDefault(d time.Duration, env string, def time.Duration) time.Duration {
@@ -881,10 +907,7 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 	for _, e := range entries {
 		name := e.name
 		if count[name] > 1 || routes[name].server != nil {
-			name = disambiguate(e.s.name, e.tool.Name)
-			for n := 1; routes[name].server != nil; n++ {
-				name = withHash(ExposedName(e.s.name, e.tool.Name), e.s.name, e.tool.Name+"\x00"+strconv.Itoa(n))
-			}
+			name = disambiguate(e.s.name, e.tool.Name, func(n string) bool { return routes[n].server != nil })
 			warn[e.s] = append(warn[e.s], fmt.Sprintf("tool %q would be exposed as %q like another tool; exposed as %q", e.tool.Name, e.name, name))
 			m.logger.Warn("mcp: tool names collide", "server", e.s.name, "tool", e.tool.Name, "exposed", name)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -110,11 +109,7 @@ func (m *Manager) Prompts(ctx context.Context) ([]ServerPrompt, error) {
 	taken := map[string]bool{}
 	for i, p := range out {
 		if count[p.Ref] > 1 {
-			ref := disambiguate(p.Server, p.Name)
-			for n := 1; taken[ref]; n++ {
-				ref = withHash(ExposedName(p.Server, p.Name), p.Server, p.Name+"\x00"+strconv.Itoa(n))
-			}
-			out[i].Ref = ref
+			out[i].Ref = disambiguate(p.Server, p.Name, func(n string) bool { return taken[n] })
 		}
 		taken[out[i].Ref] = true
 	}

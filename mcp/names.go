@@ -3,6 +3,7 @@ package mcp
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 )
 
@@ -23,9 +24,15 @@ func ExposedName(server, tool string) string {
 	return withHash(name, server, tool)
 }
 
-// disambiguate names a tool whose exposed name collides with another's.
-func disambiguate(server, tool string) string {
-	return withHash("mcp__"+sanitize(server)+"__"+sanitize(tool), server, tool)
+// disambiguate names a tool (or prompt) whose exposed name collides with
+// another's: with a hash of server and tool, and, should that be taken
+// too, of a counter beside them.
+func disambiguate(server, tool string, taken func(string) bool) string {
+	name := withHash("mcp__"+sanitize(server)+"__"+sanitize(tool), server, tool)
+	for n := 1; taken(name); n++ {
+		name = withHash(ExposedName(server, tool), server, tool+"\x00"+strconv.Itoa(n))
+	}
+	return name
 }
 
 func withHash(name, server, tool string) string {

@@ -241,14 +241,14 @@ func (t *SSETransport) Connect(ctx context.Context) (Stream, error) {
 
 // sseStream is a connection over the legacy HTTP+SSE transport.
 type sseStream struct {
-	// The POST under way, and the requests given up on before their POST:
-	// notifications/cancelled ends a request's POST, or keeps it from
-	// being sent, so that an abandoned call holds no connection open at
+	// The requests queued and not yet POSTed, and the one being POSTed:
+	// notifications/cancelled ends a request's POST, or takes it out of
+	// the queue, so that an abandoned call holds no connection open at
 	// the server (and the messages queued behind it wait no longer).
 	postMu      sync.Mutex
+	queued      map[string]bool
 	postingID   string
 	stopPosting context.CancelFunc
-	abandoned   map[string]bool
 
 	cfg      *httpConfig
 	endpoint string
@@ -370,8 +370,13 @@ func (s *sseStream) WriteObject(obj any) error {
 	if err != nil {
 		return err
 	}
-	if top, _ := ndjson.ScanTop(b); string(top.Method) == `"notifications/cancelled"` {
+	top, _ := ndjson.ScanTop(b)
+	request := top.ID != nil && top.Method != nil
+	switch {
+	case string(top.Method) == `"notifications/cancelled"`:
 		s.abandon(top.Params)
+	case request:
+		s.enqueue(string(top.ID)) // before the sender can take it
 	}
 	s.senderOnce.Do(func() {
 		s.wg.Add(1)
@@ -386,7 +391,13 @@ func (s *sseStream) WriteObject(obj any) error {
 			}
 		}()
 	})
-	return s.out.putBounded(b, httpMaxQueue)
+	if err := s.out.putBounded(b, httpMaxQueue); err != nil {
+		if request {
+			s.forget(string(top.ID)) // not queued after all
+		}
+		return err
+	}
+	return nil
 }
 
 // ssePostTimeout bounds one POST of the legacy transport, whose answers
@@ -403,24 +414,49 @@ func (s *sseStream) abandon(params []byte) {
 	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
 		return
 	}
-	id := string(p.RequestID)
+	s.forget(string(p.RequestID))
+}
+
+// forget ends the POST of request id, or takes it out of the queue.
+func (s *sseStream) forget(id string) {
 	s.postMu.Lock()
 	defer s.postMu.Unlock()
 	if s.postingID == id {
 		s.stopPosting()
-		return
 	}
-	if s.abandoned == nil {
-		s.abandoned = map[string]bool{}
-	}
-	if len(s.abandoned) < httpMaxAbandoned {
-		s.abandoned[id] = true
-	}
+	delete(s.queued, id)
 }
 
-// httpMaxAbandoned bounds the requests remembered as given up on before
-// their POST.
-const httpMaxAbandoned = 4096
+// enqueue notes a request written and not yet POSTed. The set holds no
+// more than the queue does: each entry leaves it at its POST, or at its
+// cancellation.
+func (s *sseStream) enqueue(id string) {
+	s.postMu.Lock()
+	defer s.postMu.Unlock()
+	if s.queued == nil {
+		s.queued = map[string]bool{}
+	}
+	s.queued[id] = true
+}
+
+// startPost reports whether the request id is still wanted, and makes it
+// the POST under way, which cancel ends.
+func (s *sseStream) startPost(id string, cancel context.CancelFunc) bool {
+	s.postMu.Lock()
+	defer s.postMu.Unlock()
+	if !s.queued[id] {
+		return false // its caller gave up while it waited
+	}
+	delete(s.queued, id)
+	s.postingID, s.stopPosting = id, cancel
+	return true
+}
+
+func (s *sseStream) endPost() {
+	s.postMu.Lock()
+	s.postingID, s.stopPosting = "", nil
+	s.postMu.Unlock()
+}
 
 func (s *sseStream) post(b []byte) {
 	top, _ := ndjson.ScanTop(b)
@@ -428,20 +464,10 @@ func (s *sseStream) post(b []byte) {
 	ctx, cancel := context.WithTimeout(s.life, ssePostTimeout)
 	defer cancel()
 	if isReq {
-		id := string(top.ID)
-		s.postMu.Lock()
-		if s.abandoned[id] {
-			delete(s.abandoned, id)
-			s.postMu.Unlock()
-			return // its caller is gone: not sent at all
+		if !s.startPost(string(top.ID), cancel) {
+			return
 		}
-		s.postingID, s.stopPosting = id, cancel
-		s.postMu.Unlock()
-		defer func() {
-			s.postMu.Lock()
-			s.postingID, s.stopPosting = "", nil
-			s.postMu.Unlock()
-		}()
+		defer s.endPost()
 	}
 	fail := func(err error) {
 		if top.ID != nil && top.Method != nil { // a request: fail that call only

@@ -342,6 +342,15 @@ func TestTrustWorkspaceHook(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an approval given before the workspace was trusted stands", func(t *testing.T) {
+		noLeaks(t)
+		_, project, ran := projectWithServer(t) // approved nowhere
+		cfg, _ := mcp.LoadConfig(project)
+		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(context.Context, *mcp.Workspace) bool { return true }})
+		require.NoError(t, m.Approve("proj"))
+		m.Connect(ctxTimeout(t, 10*time.Second)) // touch is no MCP server: it fails, after it ran
+		assert.FileExists(t, ran, "the server the program approved was started")
+	})
 	t.Run("a caller whose ctx ends while it is asked gets ctx's error, and it is asked again", func(t *testing.T) {
 		noLeaks(t)
 		project, _ := approvedLocally(t)
