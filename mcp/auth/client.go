@@ -65,6 +65,9 @@ type grant struct {
 	token    *oauth2.Token
 	scopes   []string // the scopes asked for
 	dpop     bool     // tokens are DPoP-bound
+	// client names a Grant's client in the token's store key (the code
+	// flow's client is conf.ClientID).
+	client string
 }
 
 // New returns a Client for cfg (which it copies).
@@ -345,13 +348,23 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 	scopes = union(scopes, c.cfg.Scopes)
 	if c.cfg.Grant != nil {
 		g := &grant{issuer: md.Issuer, resource: resource, md: md, scopes: scopes,
-			conf: &oauth2.Config{Endpoint: oauth2.Endpoint{TokenURL: md.TokenEndpoint}}, dpop: c.dpop != nil && md.dpopES256()}
+			conf:   &oauth2.Config{Endpoint: oauth2.Endpoint{TokenURL: md.TokenEndpoint}},
+			dpop:   c.dpop != nil && md.dpopES256(),
+			client: "grant " + c.cfg.Grant.method() + " " + c.cfg.Grant.clientID()}
+		key := tokenKey(g)
+		if saved := c.loadToken(ctx, key); !fresh && saved != nil && saved.token.AccessToken != rejected &&
+			containsAll(saved.scopes, scopes) && saved.token.Valid() {
+			g.token, g.scopes = saved.token, saved.scopes
+			c.setGrant(g)
+			return nil
+		}
 		tok, err := c.cfg.Grant.obtain(ctx, c, g)
 		if err != nil {
 			return err
 		}
 		g.token = tok
 		c.setGrant(g)
+		c.saveToken(ctx, key, g)
 		return nil
 	}
 	if err := md.checkPKCE(); err != nil {
@@ -518,7 +531,11 @@ type storedToken struct {
 }
 
 func tokenKey(g *grant) string {
-	return "token " + g.issuer + " " + g.resource + " " + g.conf.ClientID
+	key := "token " + g.issuer + " " + g.resource + " " + g.conf.ClientID
+	if g.client != "" {
+		key += " " + g.client
+	}
+	return key
 }
 
 func (c *Client) loadToken(ctx context.Context, key string) *savedToken {

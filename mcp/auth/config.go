@@ -57,11 +57,12 @@ type Config struct {
 	// DPoP asks for tokens bound to a key of the Client's (RFC 9449)
 	// where the authorization server supports DPoP with ES256: each token
 	// request and each request to the server carries a fresh proof, and
-	// server nonces are honoured. The key is made by New and lives as long
-	// as the Client.
+	// server nonces are honoured. The key is made by New, and stored with
+	// the tokens bound to it: a Client that loads them uses their key.
 	DPoP bool
 
-	// Store keeps registrations and tokens; nil means a MemoryStore.
+	// Store keeps registrations and tokens, a Grant's too (keyed by its
+	// kind and client id); nil means a MemoryStore.
 	Store Store
 
 	// HTTPClient makes the metadata, registration and token requests; nil

@@ -58,7 +58,8 @@
 // Tokens go only to the server's origin. They are refreshed (with the
 // resource parameter) 30 seconds before they expire and on a 401; a failed
 // refresh falls back to a new authorization. The Store keeps registrations
-// and tokens (keyed by issuer, resource and client): MemoryStore for the
+// and tokens (keyed by issuer, resource and client; a Grant's are kept
+// too, so a restart does not ask for a new one): MemoryStore for the
 // program's life, FileStore for the user's config directory (mode 0600).
 //
 // # Concurrency

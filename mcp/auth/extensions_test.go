@@ -437,3 +437,22 @@ func (s *keyedStore) Save(ctx context.Context, key string, value []byte) error {
 	s.mu.Unlock()
 	return s.MemoryStore.Save(ctx, key, value)
 }
+
+func TestGrantTokensAreStored(t *testing.T) {
+	machine := func(id string) auth.Grant { return &auth.ClientCredentials{ClientID: id, ClientSecret: "s3cret"} }
+	s := grantSetup(t, func(as *fakeAS) {
+		as.authMethods = []string{"client_secret_basic"}
+		as.grants = map[string]func(url.Values, http.Header) ([]string, string){"client_credentials": func(url.Values, http.Header) ([]string, string) { return nil, "" }}
+	}, machine("machine"))
+	s.cfg.Store = &auth.MemoryStore{}
+	require.NoError(t, s.call(t))
+	require.Len(t, s.tokenRequests(), 1)
+
+	require.NoError(t, s.call(t), "a new Client on the same store")
+	assert.Len(t, s.tokenRequests(), 1, "the stored token is used after a restart")
+
+	other := *s.cfg
+	other.Grant = machine("other-machine")
+	require.NoError(t, s.callWith(t, auth.New(&other)))
+	assert.Len(t, s.tokenRequests(), 2, "another client's token is its own")
+}

@@ -21,6 +21,7 @@ import (
 // registered beforehand; there is no dynamic registration.
 type Grant interface {
 	method() string
+	clientID() string
 	obtain(ctx context.Context, c *Client, g *grant) (*oauth2.Token, error)
 }
 
@@ -55,6 +56,8 @@ type ClientCredentials struct {
 	// several keys of the client.
 	KeyID string
 }
+
+func (cc *ClientCredentials) clientID() string { return cc.ClientID }
 
 func (cc *ClientCredentials) method() string {
 	if cc.PrivateKey != nil {
@@ -171,7 +174,8 @@ type JWTBearer struct {
 	AssertionFile string
 }
 
-func (jb *JWTBearer) method() string { return "JWT bearer (workload identity)" }
+func (jb *JWTBearer) method() string   { return "JWT bearer (workload identity)" }
+func (jb *JWTBearer) clientID() string { return jb.ClientID }
 
 func (jb *JWTBearer) obtain(ctx context.Context, c *Client, g *grant) (*oauth2.Token, error) {
 	assertion, err := readToken(ctx, jb.Assertion, jb.AssertionFile, "workload token")
@@ -248,7 +252,8 @@ type EnterpriseManaged struct {
 	SubjectTokenType string
 }
 
-func (em *EnterpriseManaged) method() string { return "enterprise-managed (ID-JAG)" }
+func (em *EnterpriseManaged) method() string   { return "enterprise-managed (ID-JAG)" }
+func (em *EnterpriseManaged) clientID() string { return em.ClientID }
 
 func (em *EnterpriseManaged) obtain(ctx context.Context, c *Client, g *grant) (*oauth2.Token, error) {
 	if err := secure(em.IDPTokenEndpoint); err != nil {
