@@ -198,8 +198,12 @@ func (d *dispatcher) serveTaskRequest(ctx context.Context, req *jsonrpc2.Request
 	case "tasks/get":
 		return t.wire(), nil
 	case "tasks/cancel":
+		// A task that has ended stays as it ended (the spec's MUST: -32602
+		// for a terminal task), a cancelled one included.
+		if !t.finish(TaskCancelled, nil, &Error{Code: CodeInternalError, Message: "the task was cancelled"}, "cancelled at the server's request") {
+			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("task %s has ended (%s)", t.id, t.statusNow())}
+		}
 		t.cancel()
-		t.finish(TaskCancelled, nil, &Error{Code: CodeInternalError, Message: "the task was cancelled"}, "cancelled at the server's request")
 		return t.wire(), nil
 	}
 	select { // tasks/result

@@ -493,6 +493,13 @@ func TestServerRequestsAsTasks(t *testing.T) {
 		assert.Contains(t, string(result.err), "cancelled")
 		unknown := ask(9, "tasks/get", map[string]any{"taskId": "nope"})
 		assert.Contains(t, string(unknown.err), "unknown task")
+
+		again := ask(10, "tasks/cancel", map[string]any{"taskId": id})
+		assert.JSONEq(t, fmt.Sprint(mcp.CodeInvalidParams), gjson(t, again.err, "code"), "a cancelled task is not cancelled again")
+		completed := ask(11, "tasks/cancel", map[string]any{"taskId": json.RawMessage(taskID)})
+		assert.JSONEq(t, fmt.Sprint(mcp.CodeInvalidParams), gjson(t, completed.err, "code"), "nor a completed one")
+		still := ask(12, "tasks/get", map[string]any{"taskId": json.RawMessage(taskID)})
+		assert.JSONEq(t, `"completed"`, gjson(t, still.result, "status"))
 	})
 }
 
