@@ -59,6 +59,13 @@ const defaultMaxTasks = 16
 // cancelled.
 var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
 
+// ErrNoTaskSupport is matched by the error of StartToolTask for a call
+// that cannot be a task: on a 2025-11-25 server, one that offers no tasks
+// for tool calls, or a tool whose execution.taskSupport is absent or
+// "forbidden" (the spec forbids asking); or tasks turned off in Options.
+// Nothing is sent to the server.
+var ErrNoTaskSupport = errors.New("mcp: the call cannot run as a task")
+
 // Task is a task of the server's, as it last reported it. Its methods ask
 // the server again; a Task is not updated in place by notifications.
 type Task struct {
@@ -392,18 +399,31 @@ func (c *Connection) UpdateTask(ctx context.Context, id string, responses map[st
 
 // StartToolTask calls a tool as a task and returns the task without
 // waiting for it: on a 2025-11-25 server the call asks for a task (the
-// server must offer tasks for tool calls); a 2026-07-28 server decides,
-// and a tool it answers at once gives a Task already completed, with no
-// ID. Use Task.Wait for the result.
+// server must offer tasks for tool calls, and the tool's
+// execution.taskSupport must be "optional" or "required", else the error
+// matches ErrNoTaskSupport and nothing is sent); a 2026-07-28 server
+// decides, and a tool it answers at once gives a Task already completed,
+// with no ID. Use Task.Wait for the result.
 func (c *Connection) StartToolTask(ctx context.Context, name string, args any) (*Task, error) {
 	arguments, err := encodeArguments(nil, args)
 	if err != nil {
 		return nil, err
 	}
+	if c.opts.DisableTasks {
+		return nil, fmt.Errorf("mcp: tools/call %s: %w: tasks are turned off (Options.DisableTasks)", name, ErrNoTaskSupport)
+	}
 	var p any = callToolParams{Name: name, Arguments: arguments}
 	if !c.Modern() {
 		if !c.serverToolTasks() {
-			return nil, fmt.Errorf("mcp: tools/call %s: the server offers no tasks for tool calls", name)
+			return nil, fmt.Errorf("mcp: tools/call %s: %w: the server offers no tasks for tool calls", name, ErrNoTaskSupport)
+		}
+		// A tool whose taskSupport is absent or forbidden must not be
+		// called as a task.
+		if support := c.taskSupportOf(ctx, name); support != "optional" && support != "required" {
+			if support == "" {
+				support = "absent"
+			}
+			return nil, fmt.Errorf("mcp: tools/call %s: %w: its execution.taskSupport is %s", name, ErrNoTaskSupport, support)
 		}
 		p = taskCallParams{Name: name, Arguments: arguments}
 	}
@@ -580,14 +600,20 @@ func (c *Connection) needsTask(ctx context.Context, name string) bool {
 	if c.Modern() || c.opts.DisableTasks || !c.serverToolTasks() {
 		return false
 	}
+	return c.taskSupportOf(ctx, name) == "required"
+}
+
+// taskSupportOf is the execution.taskSupport of the tool name as last
+// listed; the tools are listed when the Connection has not seen it.
+func (c *Connection) taskSupportOf(ctx context.Context, name string) string {
 	if v, ok := c.taskSupport.Load(name); ok {
-		return v == "required"
+		return v.(string)
 	}
 	if _, err := c.Tools(ctx); err != nil {
-		return false
+		return ""
 	}
 	v, _ := c.taskSupport.LoadOrStore(name, "") // a tool not listed is not listed again for it
-	return v == "required"
+	return v.(string)
 }
 
 // Wire shapes of the task requests.

@@ -522,3 +522,40 @@ func TestAToolOutsideTheListingIsLookedUpOnce(t *testing.T) {
 	}
 	assert.EqualValues(t, 1, lists.Load(), "one listing to learn that the tool asks for no task")
 }
+
+func TestStartToolTaskAsksOnlyForWhatTheToolAllows(t *testing.T) {
+	noLeaks(t)
+	f := newTaskFake(false)
+	srv := f.server()
+	srv.Tools = append(srv.Tools,
+		mcptest.Raw(map[string]any{"name": "plain", "inputSchema": map[string]any{"type": "object"}}),
+		mcptest.Raw(map[string]any{"name": "never", "inputSchema": map[string]any{"type": "object"}, "execution": map[string]any{"taskSupport": "forbidden"}}),
+		mcptest.Raw(map[string]any{"name": "either", "inputSchema": map[string]any{"type": "object"}, "execution": map[string]any{"taskSupport": "optional"}}))
+	c := connect(t, srv.Transport())
+	ctx := ctxTimeout(t, 10*time.Second)
+	for _, tc := range []struct{ tool, says string }{{"plain", "absent"}, {"never", "forbidden"}, {"unlisted", "absent"}} {
+		_, err := c.StartToolTask(ctx, tc.tool, nil)
+		require.ErrorIs(t, err, mcp.ErrNoTaskSupport, tc.tool)
+		assert.ErrorContains(t, err, "taskSupport is "+tc.says)
+	}
+	f.mu.Lock()
+	assert.Empty(t, f.calls, "no tools/call sent for a tool that is not to run as a task")
+	f.mu.Unlock()
+
+	task, err := c.StartToolTask(ctx, "either", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "t1", task.ID)
+
+	t.Run("nor on a server that offers no tasks for tool calls", func(t *testing.T) {
+		srv := f.server()
+		srv.Capabilities = map[string]any{"tools": map[string]any{}}
+		c := connect(t, srv.Transport())
+		_, err := c.StartToolTask(ctx, "slow", nil)
+		assert.ErrorIs(t, err, mcp.ErrNoTaskSupport)
+	})
+	t.Run("nor with tasks turned off", func(t *testing.T) {
+		c := connectWith(t, f.server().Transport(), &mcp.Options{Logger: quiet, DisableTasks: true})
+		_, err := c.StartToolTask(ctx, "slow", nil)
+		assert.ErrorIs(t, err, mcp.ErrNoTaskSupport)
+	})
+}
