@@ -501,14 +501,20 @@ func (t *Task) result(ctx context.Context) ([]byte, error) {
 			return nil, fmt.Errorf("mcp: task %s: %w", t.ID, ErrTaskCancelled)
 		}
 	}
-	raw, err := c.roundTrip(ctx, "tasks/result", taskParams{TaskID: t.ID})
-	if err != nil {
-		return nil, err
-	}
-	if t.Status == TaskCancelled && len(raw) == 0 {
+	if t.Status == TaskCancelled {
+		// A cancelled task has no result to fetch (servers answer
+		// tasks/result for one with an error of their choosing).
 		return nil, fmt.Errorf("mcp: task %s: %w", t.ID, ErrTaskCancelled)
 	}
-	return raw, nil
+	raw, err := c.roundTrip(ctx, "tasks/result", taskParams{TaskID: t.ID})
+	var rpcErr *Error
+	if err != nil && errors.As(err, &rpcErr) && ctx.Err() == nil {
+		// The task may have been cancelled while tasks/result waited.
+		if now, gerr := c.GetTask(ctx, t.ID); gerr == nil && now.Status == TaskCancelled {
+			return nil, fmt.Errorf("mcp: task %s: %w (tasks/result: %w)", t.ID, ErrTaskCancelled, err)
+		}
+	}
+	return raw, err
 }
 
 // answer serves the input requests of a 2026-07-28 task not answered yet,

@@ -559,3 +559,37 @@ func TestStartToolTaskAsksOnlyForWhatTheToolAllows(t *testing.T) {
 		assert.ErrorIs(t, err, mcp.ErrNoTaskSupport)
 	})
 }
+
+func TestACancelledTaskEndsWithErrTaskCancelled(t *testing.T) {
+	noLeaks(t)
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newTaskFake(era.modern)
+			f.script = []map[string]any{f.task("working", nil), f.task("cancelled", nil)}
+			var results atomic.Int32
+			f.onResult = func(s *mcptest.Session, m *mcptest.Message) {
+				results.Add(1)
+				s.ReplyError(m.ID, mcp.CodeInternalError, "Task t1 has no result stored")
+			}
+			c := connect(t, f.server().Transport())
+			ctx := ctxTimeout(t, 10*time.Second)
+			task, err := c.StartToolTask(ctx, "slow", nil)
+			require.NoError(t, err)
+			_, err = task.Wait(ctx)
+			assert.ErrorIs(t, err, mcp.ErrTaskCancelled)
+			assert.Zero(t, results.Load(), "no result asked of a cancelled task")
+		})
+	}
+	t.Run("2025-11-25, cancelled while tasks/result waited", func(t *testing.T) {
+		f := newTaskFake(false)
+		f.script = []map[string]any{f.task("input_required", nil), f.task("cancelled", nil)}
+		f.onResult = func(s *mcptest.Session, m *mcptest.Message) {
+			s.ReplyError(m.ID, mcp.CodeInternalError, "Task t1 has no result stored")
+		}
+		c := connect(t, f.server().Transport())
+		_, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
+		assert.ErrorIs(t, err, mcp.ErrTaskCancelled)
+		var rpcErr *mcp.Error
+		assert.ErrorAs(t, err, &rpcErr, "the server's error is kept")
+	})
+}
