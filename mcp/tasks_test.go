@@ -593,3 +593,29 @@ func TestACancelledTaskEndsWithErrTaskCancelled(t *testing.T) {
 		assert.ErrorAs(t, err, &rpcErr, "the server's error is kept")
 	})
 }
+
+func TestATaskHandleForAPlainCallIsFollowed(t *testing.T) {
+	noLeaks(t)
+	f := newTaskFake(false)
+	done := map[string]any{"content": []any{map[string]any{"type": "text", "text": "done late"}}}
+	f.script = []map[string]any{f.task("working", nil), f.task("completed", nil)}
+	f.result = done
+	srv := f.server()
+	srv.Tools = []json.RawMessage{mcptest.Raw(map[string]any{"name": "slow", "inputSchema": map[string]any{"type": "object"}})} // asks for no task
+	f.onCall = func(s *mcptest.Session, m *mcptest.Message, seed map[string]any) {
+		s.Reply(m.ID, map[string]any{"task": seed})
+	}
+	c := connect(t, srv.Transport())
+	res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "done late", res.Text(), "the work is not lost")
+	f.mu.Lock()
+	assert.NotContains(t, string(f.calls[0]), `"task"`, "no task was asked for")
+	f.mu.Unlock()
+
+	t.Run("unless tasks are off", func(t *testing.T) {
+		c := connectWith(t, srv.Transport(), &mcp.Options{Logger: quiet, DisableTasks: true})
+		_, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
+		assert.ErrorIs(t, err, mcp.ErrBadResult)
+	})
+}

@@ -211,11 +211,50 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, wrap("tools/call", err)
 	}
+	if !asked && len(res.Content) == 0 && res.StructuredContent == nil && c.meta.Load() == nil {
+		// A 2025-11-25 server that answers a call it was not asked to make
+		// a task with a task handle: follow it rather than lose the work.
+		if res, err = c.unaskedTask(ctx, raw); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkContent(res.Content); err != nil {
 		return nil, wrap("tools/call", err)
 	}
 	if err := c.schemas.validate(ctx, name, res); err != nil {
 		return nil, err
+	}
+	return res, nil
+}
+
+// unaskedTask returns the result of a 2025-11-25 tools/call answered with
+// a task handle although no task was asked for: the task's result, once
+// it ends; raw decoded as is when it is no task handle. With tasks turned
+// off, such an answer is an ErrBadResult.
+func (c *Connection) unaskedTask(ctx context.Context, raw []byte) (*CallToolResult, error) {
+	t, isTask, err := c.taskHandle(raw)
+	switch {
+	case err != nil:
+		return nil, wrap("tools/call", err)
+	case !isTask:
+		return decodeCallToolResult(raw)
+	case c.opts.DisableTasks:
+		return nil, wrap("tools/call", fmt.Errorf("%w: a task handle, with tasks turned off", ErrBadResult))
+	}
+	c.logger.Debug("mcp: the server answered a call with a task it was not asked for; following it", "task", t.ID)
+	var progress func(Progress)
+	if o := callOptionsFrom(ctx); o != nil {
+		progress = o.Progress
+	}
+	if raw, err = c.followTask(ctx, t, progress); err != nil {
+		return nil, err
+	}
+	if err := requireObject(raw); err != nil {
+		return nil, wrap("tools/call", err)
+	}
+	res, err := decodeCallToolResult(raw)
+	if err != nil {
+		return nil, wrap("tools/call", err)
 	}
 	return res, nil
 }
