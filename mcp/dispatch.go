@@ -194,6 +194,11 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 			d.requestDone()
 			return
 		}
+		if rpcErr := c.tasks.spendFor(params(req)); rpcErr != nil { // input of a task a call follows
+			d.reply(req.ID, nil, rpcErr)
+			d.requestDone()
+			return
+		}
 		d.async(req, serve)
 	case "elicitation/create":
 		if c.opts.ElicitForm == nil && c.opts.ElicitURL == nil {
@@ -204,6 +209,11 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 		serve := func(ctx context.Context) (any, *Error) { return c.elicit(ctx, params(req)) }
 		if asTask != nil {
 			d.serveAsTask(req, asTask, serve)
+			d.requestDone()
+			return
+		}
+		if rpcErr := c.tasks.spendFor(params(req)); rpcErr != nil {
+			d.reply(req.ID, nil, rpcErr)
 			d.requestDone()
 			return
 		}

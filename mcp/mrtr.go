@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
@@ -20,20 +21,58 @@ import (
 // the answers (inputResponses) and the server's requestState, as a new
 // request, until the result is complete.
 
-// maxInputRounds bounds how often one request is sent again with input.
-const maxInputRounds = 8
+// Bounds of what the input one call asks for may cost, counted over the
+// whole call: the rounds of its multi round-trip requests and of its
+// task's input (each tasks/update), and the answers (handler calls) of
+// both, a 2025-11-25 task's requests for input included.
+const (
+	maxInputRounds  = 8
+	maxInputAnswers = 64
+)
 
-// ErrInputRounds is matched by the error of a request whose server kept
-// asking for input past maxInputRounds (8) rounds.
+// ErrInputRounds is matched by the error of a call whose server kept
+// asking for input past the bound of one call: 8 rounds or 64 answers,
+// counted over its multi round-trips and its task's input requests.
 var ErrInputRounds = errors.New("mcp: the server kept asking for input (too many rounds)")
+
+// inputBudget is what the input of one call may still cost; the zero
+// value is a whole budget. It is safe for concurrent use.
+type inputBudget struct {
+	mu      sync.Mutex
+	rounds  int
+	answers int
+}
+
+// spend takes rounds and answers from b, or fails with ErrInputRounds
+// (taking nothing).
+func (b *inputBudget) spend(rounds, answers int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.rounds+rounds > maxInputRounds:
+		return fmt.Errorf("%w: more than %d rounds", ErrInputRounds, maxInputRounds)
+	case b.answers+answers > maxInputAnswers:
+		return fmt.Errorf("%w: more than %d answers", ErrInputRounds, maxInputAnswers)
+	}
+	b.rounds += rounds
+	b.answers += answers
+	return nil
+}
 
 // inputRequired is an InputRequiredResult.
 type inputRequired struct {
-	InputRequests map[string]inputRequest `json:"inputRequests"`
+	InputRequests map[string]InputRequest `json:"inputRequests"`
 	RequestState  *string                 `json:"requestState"`
 }
 
-type inputRequest struct {
+// InputRequest is a request of a modern server for input (2026-07-28):
+// in an InputRequiredResult, or in a task waiting for input
+// (Task.InputRequests). Method is "sampling/createMessage",
+// "elicitation/create" or "roots/list"; Params are that request's params,
+// as the server sent them. The answer is the method's result (for
+// example an *ElicitResult), sent by key (Connection.UpdateTask for a
+// task).
+type InputRequest struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 }
@@ -68,6 +107,14 @@ func isInputRequired(raw []byte) bool {
 // again, at most maxInputRounds times. Each round is a new request, bounded
 // by ctx like the first.
 func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
+	var budget *inputBudget
+	return c.roundTripWith(ctx, method, params, &budget)
+}
+
+// roundTripWith is roundTrip whose input rounds spend *budget, made when
+// the server first asks for input if *budget is nil: the budget of one
+// call, shared with its task.
+func (c *Connection) roundTripWith(ctx context.Context, method string, params any, budget **inputBudget) ([]byte, error) {
 	raw, err := c.roundTripOnce(ctx, method, params)
 	if err != nil && c.meta.Load() != nil && ctx.Err() == nil && streamBroken(err) {
 		raw, err = c.roundTripOnce(ctx, method, params) // a new request, as the spec asks
@@ -83,9 +130,9 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 		}
 		raw, err = c.roundTripOnce(ctx, method, params)
 	}
-	for round := 0; err == nil && c.meta.Load() != nil && isInputRequired(raw); round++ {
-		if round == maxInputRounds {
-			return nil, wrap(method, ErrInputRounds)
+	for err == nil && c.meta.Load() != nil && isInputRequired(raw) {
+		if *budget == nil {
+			*budget = &inputBudget{}
 		}
 		var ir inputRequired
 		if err := json.Unmarshal(raw, &ir); err != nil {
@@ -93,6 +140,9 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 		}
 		if len(ir.InputRequests) > c.maxServerRequests() {
 			return nil, wrap(method, fmt.Errorf("the server asks for %d inputs at once, more than %d", len(ir.InputRequests), c.maxServerRequests()))
+		}
+		if berr := (*budget).spend(1, len(ir.InputRequests)); berr != nil {
+			return nil, wrap(method, berr)
 		}
 		responses, ierr := c.answerInputs(ctx, ir.InputRequests)
 		if ierr != nil {
@@ -106,44 +156,82 @@ func (c *Connection) roundTrip(ctx context.Context, method string, params any) (
 	return raw, err
 }
 
-// answerInputs runs the handler of each input request, one after the
-// other, in the order of their keys. A request the client does not serve,
-// or whose handler fails, fails the whole request: the spec has no way to
-// answer one input with an error. A declined or cancelled elicitation is an
-// answer like any other.
-func (c *Connection) answerInputs(ctx context.Context, reqs map[string]inputRequest) (map[string]any, error) {
+// answerInputs runs the handlers of the input requests, all at once, and
+// returns their answers by key once every handler has returned. A request
+// the client does not serve, or whose handler fails, fails the whole
+// request (the spec has no way to answer one input with an error): the
+// first to fail ends the others' ctx, and its error is returned. A
+// declined or cancelled elicitation is an answer like any other.
+func (c *Connection) answerInputs(ctx context.Context, reqs map[string]InputRequest) (map[string]any, error) {
+	keys := slices.Sorted(maps.Keys(reqs))
 	out := make(map[string]any, len(reqs))
-	for _, key := range slices.Sorted(maps.Keys(reqs)) {
-		r := reqs[key]
-		if len(r.Params) > c.maxServerRequestSize() {
-			return nil, fmt.Errorf("input request %q: %d bytes, more than this client takes (%d)", key, len(r.Params), c.maxServerRequestSize())
+	if len(keys) == 1 {
+		res, err := c.answerInput(ctx, keys[0], reqs[keys[0]])
+		if err != nil {
+			return nil, err
 		}
-		var res any
-		var rpcErr *Error
-		switch r.Method {
-		case "sampling/createMessage":
-			res, rpcErr = c.sample(ctx, r.Params)
-		case "elicitation/create":
-			if c.opts.ElicitForm == nil && c.opts.ElicitURL == nil {
-				rpcErr = &Error{Code: CodeMethodNotFound, Message: "this client does not offer elicitation"}
-			} else {
-				res, rpcErr = c.elicit(ctx, r.Params)
+		out[keys[0]] = res
+		return out, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers := make([]any, len(keys))
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for i, key := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := c.answerInput(ctx, key, reqs[key])
+			if err != nil {
+				once.Do(func() { first = err; cancel() })
+				return
 			}
-		case "roots/list":
-			if c.opts.Roots == nil {
-				rpcErr = &Error{Code: CodeMethodNotFound, Message: "this client does not offer roots"}
-			} else {
-				res = c.listRoots()
-			}
-		default:
-			rpcErr = &Error{Code: CodeMethodNotFound, Message: "unknown input request method " + r.Method}
-		}
-		if rpcErr != nil {
-			return nil, &InputError{Key: key, Method: r.Method, Err: rpcErr}
-		}
-		out[key] = res
+			answers[i] = res
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	for i, key := range keys {
+		out[key] = answers[i]
 	}
 	return out, nil
+}
+
+// answerInput runs the handler of one input request.
+func (c *Connection) answerInput(ctx context.Context, key string, r InputRequest) (any, error) {
+	if len(r.Params) > c.maxServerRequestSize() {
+		return nil, fmt.Errorf("input request %q: %d bytes, more than this client takes (%d)", key, len(r.Params), c.maxServerRequestSize())
+	}
+	var res any
+	var rpcErr *Error
+	switch r.Method {
+	case "sampling/createMessage":
+		res, rpcErr = c.sample(ctx, r.Params)
+	case "elicitation/create":
+		if c.opts.ElicitForm == nil && c.opts.ElicitURL == nil {
+			rpcErr = &Error{Code: CodeMethodNotFound, Message: "this client does not offer elicitation"}
+		} else {
+			res, rpcErr = c.elicit(ctx, r.Params)
+		}
+	case "roots/list":
+		if c.opts.Roots == nil {
+			rpcErr = &Error{Code: CodeMethodNotFound, Message: "this client does not offer roots"}
+		} else {
+			res = c.listRoots()
+		}
+	default:
+		rpcErr = &Error{Code: CodeMethodNotFound, Message: "unknown input request method " + r.Method}
+	}
+	if rpcErr != nil {
+		return nil, &InputError{Key: key, Method: r.Method, Err: rpcErr}
+	}
+	return res, nil
 }
 
 // InputError reports an input request of a modern server (sampling,

@@ -12,8 +12,9 @@ import (
 // long-lived subscriptions/listen request, not unasked: the Connection
 // keeps one open while it has something to listen for (a list-changed
 // handler in Options, or a resource it subscribed to), with a filter of
-// exactly those, and opens it again when it ends (bounded backoff) or when
-// the filter changes, until the Connection closes. The notifications reach
+// exactly those (and the tasks it follows), and opens it again when it
+// ends (bounded backoff) or when the filter changes, until the Connection
+// closes. The notifications reach
 // the same Options handlers as a legacy server's.
 
 // listener is the state of a Connection's subscriptions/listen.
@@ -30,6 +31,9 @@ type subscriptionFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs are the tasks followed (the tasks extension): their status
+	// comes as notifications/tasks.
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 // filter returns what the Connection listens for, and whether that is
@@ -43,7 +47,10 @@ func (c *Connection) filter() (subscriptionFilter, bool) {
 		ResourcesListChanged:  c.opts.ResourceListChanged != nil,
 		ResourceSubscriptions: slices.Sorted(maps.Keys(c.listen.uris)),
 	}
-	return f, f.ToolsListChanged || f.PromptsListChanged || f.ResourcesListChanged || len(f.ResourceSubscriptions) > 0
+	if !c.opts.DisableTasks {
+		f.TaskIDs = c.tasks.ids()
+	}
+	return f, f.ToolsListChanged || f.PromptsListChanged || f.ResourcesListChanged || len(f.ResourceSubscriptions) > 0 || len(f.TaskIDs) > 0
 }
 
 // startListening opens subscriptions/listen when there is something to

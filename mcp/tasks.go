@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,8 +88,13 @@ type Task struct {
 	Result json.RawMessage
 	Err    *Error
 
-	inputs map[string]inputRequest // 2026-07-28: what the task waits for
-	conn   *Connection
+	// InputRequests are what a 2026-07-28 task waiting for input
+	// (TaskInputRequired) asks for, by key: answer them with UpdateTask
+	// (Wait and CallTool answer them with the Options handlers). A
+	// 2025-11-25 task asks with requests of its own instead.
+	InputRequests map[string]InputRequest
+
+	conn *Connection
 }
 
 // wireTask is a task as both revisions write it (ttl and pollInterval,
@@ -105,7 +111,7 @@ type wireTask struct {
 	PollIntervalMs *float64                `json:"pollIntervalMs"`
 	Result         json.RawMessage         `json:"result"`
 	Error          *wireError              `json:"error"`
-	InputRequests  map[string]inputRequest `json:"inputRequests"`
+	InputRequests  map[string]InputRequest `json:"inputRequests"`
 }
 
 type wireError struct {
@@ -129,7 +135,7 @@ func (c *Connection) newTask(w *wireTask) (*Task, error) {
 	if len(w.InputRequests) > maxTaskInputs {
 		return nil, fmt.Errorf("%w: a task asks for %d inputs at once, more than %d", ErrBadResult, len(w.InputRequests), maxTaskInputs)
 	}
-	t := &Task{ID: w.TaskID, Status: w.Status, StatusMessage: w.StatusMessage, Result: w.Result, inputs: w.InputRequests, conn: c}
+	t := &Task{ID: w.TaskID, Status: w.Status, StatusMessage: w.StatusMessage, Result: w.Result, InputRequests: w.InputRequests, conn: c}
 	t.CreatedAt, _ = time.Parse(time.RFC3339, w.CreatedAt)
 	t.LastUpdatedAt, _ = time.Parse(time.RFC3339, w.LastUpdatedAt)
 	t.TTL = millis(w.TTLMs, w.TTL)
@@ -185,13 +191,23 @@ func (c *Connection) taskHandle(raw []byte) (t *Task, ok bool, err error) {
 	return t, true, err
 }
 
-// taskWatch wakes a task's follower when a status notification for it
-// arrives.
+// taskWatch keeps the tasks followed: it wakes a follower when a status
+// notification for its task arrives, and holds the input budget of the
+// call that follows it.
 type taskWatch struct {
 	mu      sync.Mutex
-	byID    map[string]chan *wireTask
+	byID    map[string]*followed
 	slots   chan struct{} // one per task followed
 	maxOnce sync.Once
+}
+
+// followed is a task being followed to its end.
+type followed struct {
+	notified chan *wireTask // the latest notified status
+	budget   *inputBudget   // the input the call may still ask for
+	// stop ends the follower's wait, with the reason, when the server's
+	// requests for the task's input go past the budget (2025-11-25).
+	stop context.CancelCauseFunc
 }
 
 func (c *Connection) maxTasks() int {
@@ -205,41 +221,92 @@ func (w *taskWatch) init(max int) {
 	w.maxOnce.Do(func() { w.slots = make(chan struct{}, max) })
 }
 
-// follow registers a follower of task id; the channel gets the latest
+// follow registers a follower of task id; its channel gets the latest
 // notified status (older ones are dropped: a flood costs nothing).
-func (w *taskWatch) follow(id string) chan *wireTask {
-	ch := make(chan *wireTask, 1)
+func (w *taskWatch) follow(id string, budget *inputBudget, stop context.CancelCauseFunc) *followed {
+	f := &followed{notified: make(chan *wireTask, 1), budget: budget, stop: stop}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.byID == nil {
-		w.byID = map[string]chan *wireTask{}
+		w.byID = map[string]*followed{}
 	}
-	w.byID[id] = ch
-	return ch
+	w.byID[id] = f
+	return f
 }
 
-func (w *taskWatch) unfollow(id string) {
+func (w *taskWatch) unfollow(id string, f *followed) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.byID, id)
+	if w.byID[id] == f {
+		delete(w.byID, id)
+	}
+}
+
+// ids are the tasks followed now.
+func (w *taskWatch) ids() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Sorted(maps.Keys(w.byID))
 }
 
 func (w *taskWatch) notify(t *wireTask) {
 	w.mu.Lock()
-	ch := w.byID[t.TaskID]
+	f := w.byID[t.TaskID]
 	w.mu.Unlock()
-	if ch == nil {
+	if f == nil {
 		return
 	}
 	select {
-	case <-ch: // drop the older one
+	case <-f.notified: // drop the older one
 	default:
 	}
 	select {
-	case ch <- t:
+	case f.notified <- t:
 	default:
 	}
 }
+
+// spendFor counts a 2025-11-25 server request for input (sampling,
+// elicitation) against the budget of the call that follows its related
+// task, if a call follows it. Past the budget the call stops, its task is
+// cancelled, and the request gets the error returned.
+func (w *taskWatch) spendFor(params json.RawMessage) *Error {
+	var p struct {
+		Meta struct {
+			Related struct {
+				TaskID string `json:"taskId"`
+			} `json:"io.modelcontextprotocol/related-task"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta.Related.TaskID == "" {
+		return nil
+	}
+	w.mu.Lock()
+	f := w.byID[p.Meta.Related.TaskID]
+	w.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	if err := f.budget.spend(0, 1); err != nil {
+		f.stop(err)
+		return &Error{Code: CodeInvalidRequest, Message: err.Error()}
+	}
+	return nil
+}
+
+// TaskError is the error of a call whose task did not reach its end as
+// the call followed it: its input could not be answered (an *InputError,
+// or ErrInputRounds past the budget of one call; the task is then
+// cancelled on the server), or asking about it failed. TaskID names the
+// task, for GetTask or CancelTask. Errors.Is and As see Err.
+type TaskError struct {
+	TaskID string
+	Err    error
+}
+
+func (e *TaskError) Error() string { return "mcp: task " + e.TaskID + ": " + e.Err.Error() }
+
+func (e *TaskError) Unwrap() error { return e.Err }
 
 // onTaskStatus serves notifications/tasks/status (2025-11-25) and
 // notifications/tasks (2026-07-28).
@@ -269,9 +336,10 @@ func (t *Task) pollInterval() time.Duration {
 
 // followTask follows the task t of a tools/call to its end and returns the
 // call's raw result. Status messages go to the call's progress callback;
-// input the task asks for is answered with the Options handlers. When ctx
-// ends first, the task is cancelled on the server.
-func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Progress)) ([]byte, error) {
+// input the task asks for is answered with the Options handlers, within
+// budget (nil: the follower's own). When ctx ends first, or the input
+// cannot be answered, the task is cancelled on the server.
+func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Progress), budget *inputBudget) ([]byte, error) {
 	c.tasks.init(c.maxTasks())
 	select {
 	case c.tasks.slots <- struct{}{}:
@@ -280,8 +348,35 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 		return nil, ctx.Err()
 	}
 	defer func() { <-c.tasks.slots }()
-	notified := c.tasks.follow(t.ID)
-	defer c.tasks.unfollow(t.ID)
+	if budget == nil {
+		budget = &inputBudget{}
+	}
+	parent := ctx
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	watch := c.tasks.follow(t.ID, budget, stop)
+	c.startListening() // a modern server's status notifications for it
+	defer func() {
+		c.tasks.unfollow(t.ID, watch)
+		c.startListening()
+	}()
+	// failed ends the follow with err. The task is cancelled on the server
+	// when the call gives up on it: its ctx ended (ctx's error is
+	// returned), or its input cannot be answered (giveUp, or spendFor
+	// stopped it).
+	failed := func(err error, giveUp bool) ([]byte, error) {
+		switch {
+		case parent.Err() != nil:
+			c.cancelTaskQuietly(t.ID)
+			return nil, parent.Err()
+		case ctx.Err() != nil:
+			err, giveUp = context.Cause(ctx), true
+		}
+		if giveUp {
+			c.cancelTaskQuietly(t.ID)
+		}
+		return nil, &TaskError{TaskID: t.ID, Err: err}
+	}
 	answered := map[string]bool{}
 	lastMessage := ""
 	for {
@@ -292,16 +387,13 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 		if t.Status.Terminal() || (t.Status == TaskInputRequired && !c.Modern()) {
 			raw, err := t.result(ctx)
 			if err != nil && ctx.Err() != nil {
-				c.cancelTaskQuietly(t.ID)
+				return failed(err, false)
 			}
 			return raw, err
 		}
 		if t.Status == TaskInputRequired {
-			if err := t.answer(ctx, answered); err != nil {
-				if ctx.Err() != nil {
-					c.cancelTaskQuietly(t.ID)
-				}
-				return nil, err
+			if err := t.answer(ctx, answered, budget); err != nil {
+				return failed(err, true)
 			}
 		}
 		timer := time.NewTimer(t.pollInterval())
@@ -309,21 +401,17 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 		case <-timer.C:
 			next, err := c.GetTask(ctx, t.ID)
 			if err != nil {
-				if ctx.Err() != nil {
-					c.cancelTaskQuietly(t.ID)
-				}
-				return nil, err
+				return failed(err, false)
 			}
 			t = next
-		case w := <-notified:
+		case w := <-watch.notified:
 			timer.Stop()
 			if next, err := c.newTask(w); err == nil {
 				t = next
 			}
 		case <-ctx.Done():
 			timer.Stop()
-			c.cancelTaskQuietly(t.ID)
-			return nil, ctx.Err()
+			return failed(ctx.Err(), false)
 		}
 	}
 }
@@ -453,7 +541,7 @@ func (t *Task) Wait(ctx context.Context) (*CallToolResult, error) {
 	if o := callOptionsFrom(ctx); o != nil {
 		progress = o.Progress
 	}
-	raw, err := t.conn.followTask(ctx, t, progress)
+	raw, err := t.conn.followTask(ctx, t, progress, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -518,18 +606,21 @@ func (t *Task) result(ctx context.Context) ([]byte, error) {
 }
 
 // answer serves the input requests of a 2026-07-28 task not answered yet,
-// with the same handlers as any server request, and sends the answers
-// with tasks/update.
-func (t *Task) answer(ctx context.Context, answered map[string]bool) error {
+// with the same handlers as any server request, within budget, and sends
+// the answers with tasks/update.
+func (t *Task) answer(ctx context.Context, answered map[string]bool, budget *inputBudget) error {
 	c := t.conn
-	pending := map[string]inputRequest{}
-	for k, r := range t.inputs {
+	pending := map[string]InputRequest{}
+	for k, r := range t.InputRequests {
 		if !answered[k] {
 			pending[k] = r
 		}
 	}
 	if len(pending) == 0 {
 		return nil
+	}
+	if err := budget.spend(1, len(pending)); err != nil {
+		return wrap("tasks/update", err)
 	}
 	responses, err := c.answerInputs(ctx, pending)
 	if err != nil {
@@ -540,9 +631,6 @@ func (t *Task) answer(ctx context.Context, answered map[string]bool) error {
 	}
 	for k := range pending {
 		answered[k] = true
-	}
-	if len(answered) > 4*maxTaskInputs {
-		return wrap("tasks/update", fmt.Errorf("the task kept asking for input (%d answers)", len(answered)))
 	}
 	return nil
 }

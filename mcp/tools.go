@@ -170,7 +170,8 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 		callCtx, stop = c.keepProgress(callCtx)
 		defer stop()
 	}
-	raw, err := c.roundTrip(callCtx, "tools/call", params)
+	var budget *inputBudget // what the call's input may cost, shared with its task
+	raw, err := c.roundTripWith(callCtx, "tools/call", params, &budget)
 	if mirrored && err != nil && isCode(err, CodeHeaderMismatch) && ctx.Err() == nil {
 		// The server's idea of the tool's x-mcp-header parameters differs
 		// from the last listing: list the tools again and retry, once, as
@@ -180,7 +181,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 			if callCtx, err = c.toolHeaders(ctx, mirrored, name, arguments); err != nil {
 				return nil, err
 			}
-			raw, err = c.roundTrip(callCtx, "tools/call", params)
+			raw, err = c.roundTripWith(callCtx, "tools/call", params, &budget)
 		}
 	}
 	if err != nil {
@@ -199,7 +200,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 					progress = o.Progress
 				}
 			}
-			if raw, err = c.followTask(ctx, t, progress); err != nil {
+			if raw, err = c.followTask(ctx, t, progress, budget); err != nil {
 				return nil, err
 			}
 		}
@@ -214,7 +215,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if !asked && len(res.Content) == 0 && res.StructuredContent == nil && c.meta.Load() == nil {
 		// A 2025-11-25 server that answers a call it was not asked to make
 		// a task with a task handle: follow it rather than lose the work.
-		if res, err = c.unaskedTask(ctx, raw); err != nil {
+		if res, err = c.unaskedTask(ctx, raw, budget); err != nil {
 			return nil, err
 		}
 	}
@@ -231,7 +232,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 // a task handle although no task was asked for: the task's result, once
 // it ends; raw decoded as is when it is no task handle. With tasks turned
 // off, such an answer is an ErrBadResult.
-func (c *Connection) unaskedTask(ctx context.Context, raw []byte) (*CallToolResult, error) {
+func (c *Connection) unaskedTask(ctx context.Context, raw []byte, budget *inputBudget) (*CallToolResult, error) {
 	t, isTask, err := c.taskHandle(raw)
 	switch {
 	case err != nil:
@@ -246,7 +247,7 @@ func (c *Connection) unaskedTask(ctx context.Context, raw []byte) (*CallToolResu
 	if o := callOptionsFrom(ctx); o != nil {
 		progress = o.Progress
 	}
-	if raw, err = c.followTask(ctx, t, progress); err != nil {
+	if raw, err = c.followTask(ctx, t, progress, budget); err != nil {
 		return nil, err
 	}
 	if err := requireObject(raw); err != nil {
