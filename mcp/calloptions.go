@@ -31,6 +31,22 @@ type CallOptions struct {
 	// token and, on a modern server, the protocol's own
 	// io.modelcontextprotocol/ keys, which it should not set).
 	Meta map[string]any
+
+	// TaskTTL, if set, is the time to live asked for a task the call asks
+	// for (a 2025-11-25 tools/call as a task: task.ttl, in milliseconds);
+	// the server may keep the task for less, and says so in Task.TTL. A
+	// 2026-07-28 server decides its tasks' TTL alone.
+	TaskTTL time.Duration
+}
+
+// taskTTL is the task.ttl asked for in ctx's call options, or nil.
+func taskTTL(ctx context.Context) *int64 {
+	o := callOptionsFrom(ctx)
+	if o == nil || o.TaskTTL <= 0 {
+		return nil
+	}
+	ms := max(o.TaskTTL.Milliseconds(), 1)
+	return &ms
 }
 
 // Progress is a notifications/progress for a request.

@@ -65,6 +65,10 @@ type ServerCapabilities struct {
 	Resources    *ResourcesCapability       `json:"resources,omitempty"`
 	Tools        *ListChangedCapability     `json:"tools,omitempty"`
 	Tasks        json.RawMessage            `json:"tasks,omitempty"`
+	// Extensions are the extensions the server supports (2026-07-28), by
+	// identifier (for example ExtensionTasks), with their settings as the
+	// server sent them.
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // ListChangedCapability is a capability that may announce list changes.

@@ -421,7 +421,7 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 func (c *Connection) cancelTaskQuietly(id string) {
 	ctx, cancel := context.WithTimeout(c.life, time.Second)
 	defer cancel()
-	if err := c.CancelTask(ctx, id); err != nil {
+	if _, err := c.CancelTask(ctx, id); err != nil {
 		c.logger.Debug("mcp: could not cancel an abandoned task", "task", id, "err", err)
 	}
 }
@@ -443,10 +443,29 @@ func (c *Connection) GetTask(ctx context.Context, id string) (*Task, error) {
 	return t, nil
 }
 
-// CancelTask asks the server to cancel the task (tasks/cancel). The
-// server may still finish it; cancellation is a request.
-func (c *Connection) CancelTask(ctx context.Context, id string) error {
-	return c.callObject(ctx, "tasks/cancel", taskParams{TaskID: id}, nil)
+// CancelTask asks the server to cancel the task (tasks/cancel) and returns
+// the task as the server reports it then: a 2025-11-25 server answers with
+// the task (cancelled), a 2026-07-28 server with an acknowledgement only,
+// and the Task is nil. The server may still finish the task; cancellation
+// is a request. A task that has ended is refused with a JSON-RPC error
+// (*Error, -32602 from a 2025-11-25 server).
+func (c *Connection) CancelTask(ctx context.Context, id string) (*Task, error) {
+	raw, err := c.roundTrip(ctx, "tasks/cancel", taskParams{TaskID: id})
+	if err != nil {
+		return nil, err
+	}
+	if err := requireObject(raw); err != nil {
+		return nil, wrap("tasks/cancel", err)
+	}
+	var w wireTask
+	if json.Unmarshal(raw, &w) != nil || w.TaskID == "" {
+		return nil, nil // an acknowledgement
+	}
+	t, err := c.newTask(&w)
+	if err != nil {
+		return nil, wrap("tasks/cancel", err)
+	}
+	return t, nil
 }
 
 // ListTasksResult is a page of tasks/list.
@@ -513,7 +532,7 @@ func (c *Connection) StartToolTask(ctx context.Context, name string, args any) (
 			}
 			return nil, fmt.Errorf("mcp: tools/call %s: %w: its execution.taskSupport is %s", name, ErrNoTaskSupport, support)
 		}
-		p = taskCallParams{Name: name, Arguments: arguments}
+		p = taskCallParams{Name: name, Arguments: arguments, Task: taskRequest{TTL: taskTTL(ctx)}}
 	}
 	raw, err := c.roundTrip(ctx, "tools/call", p)
 	if err != nil {

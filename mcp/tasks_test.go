@@ -108,7 +108,11 @@ func (f *taskFake) server() *mcptest.Server {
 			var p struct{ TaskID string }
 			json.Unmarshal(m.Params, &p)
 			f.cancelled <- p.TaskID
-			s.Reply(m.ID, map[string]any{})
+			if f.modern {
+				s.Reply(m.ID, map[string]any{"resultType": "complete"}) // an acknowledgement
+				return
+			}
+			s.Reply(m.ID, f.task("cancelled", map[string]any{"statusMessage": "cancelled by request"}))
 		},
 		"tasks/update": func(s *mcptest.Session, m *mcptest.Message) {
 			f.updates <- m.Params
@@ -380,13 +384,22 @@ func TestExplicitTaskAPI(t *testing.T) {
 			} else {
 				_, err := c.ListTasks(ctx, nil)
 				assert.ErrorContains(t, err, "no task list")
+				assert.Contains(t, c.InitializeResult().Capabilities.Extensions, mcp.ExtensionTasks, "the server's extensions")
 			}
 			res, err := task.Wait(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, "done", res.Text())
 
-			require.NoError(t, c.CancelTask(ctx, "t1"))
+			cancelled, err := c.CancelTask(ctx, "t1")
+			require.NoError(t, err)
 			assert.Equal(t, "t1", <-f.cancelled)
+			if era.modern {
+				assert.Nil(t, cancelled, "an acknowledgement only")
+			} else {
+				require.NotNil(t, cancelled, "the task the server returns")
+				assert.Equal(t, mcp.TaskCancelled, cancelled.Status)
+				assert.Equal(t, "cancelled by request", cancelled.StatusMessage)
+			}
 		})
 	}
 }
@@ -618,4 +631,26 @@ func TestATaskHandleForAPlainCallIsFollowed(t *testing.T) {
 		_, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
 		assert.ErrorIs(t, err, mcp.ErrBadResult)
 	})
+}
+
+func TestATaskTTLCanBeAskedFor(t *testing.T) {
+	noLeaks(t)
+	f := newTaskFake(false)
+	done := map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}
+	f.script = []map[string]any{f.task("completed", nil)}
+	f.result = done
+	c := connect(t, f.server().Transport())
+	ctx := mcp.WithCallOptions(ctxTimeout(t, 10*time.Second), mcp.CallOptions{TaskTTL: 90 * time.Second})
+	_, err := c.StartToolTask(ctx, "slow", nil)
+	require.NoError(t, err)
+	_, err = c.CallTool(ctx, "slow", nil)
+	require.NoError(t, err)
+	_, err = c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
+	require.NoError(t, err)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Len(t, f.calls, 3)
+	assert.JSONEq(t, `{"ttl":90000}`, gjson(t, f.calls[0], "task"), "StartToolTask")
+	assert.JSONEq(t, `{"ttl":90000}`, gjson(t, f.calls[1], "task"), "CallTool")
+	assert.JSONEq(t, `{}`, gjson(t, f.calls[2], "task"), "none asked: the server's default")
 }
