@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 
@@ -61,4 +62,84 @@ func ExampleConnection_StartToolTask() {
 	// build ok
 	// build-1 working
 	// build ok
+}
+
+// The explicit path of a 2026-07-28 task: the program starts it, watches
+// its status, answers its input itself with UpdateTask, and cancels it.
+func ExampleConnection_UpdateTask() {
+	status, message := "working", "queued"
+	server := &mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{
+		"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Reply(m.ID, map[string]any{"resultType": "task", "taskId": "deploy-1", "status": status, "statusMessage": message})
+			status, message = "input_required", "waiting for a go-ahead"
+		},
+		"tasks/get": func(s *mcptest.Session, m *mcptest.Message) {
+			task := map[string]any{"resultType": "complete", "taskId": "deploy-1", "status": status, "statusMessage": message}
+			if status == "input_required" {
+				task["inputRequests"] = map[string]any{"confirm": map[string]any{"method": "elicitation/create", "params": map[string]any{
+					"mode": "form", "message": "Deploy to production?",
+					"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}}}
+			}
+			s.Reply(m.ID, task)
+		},
+		"tasks/update": func(s *mcptest.Session, m *mcptest.Message) {
+			status, message = "working", "deploying"
+			s.Reply(m.ID, map[string]any{"resultType": "complete"})
+		},
+		"tasks/cancel": func(s *mcptest.Session, m *mcptest.Message) {
+			status, message = "cancelled", "stopped by the user"
+			s.Reply(m.ID, map[string]any{"resultType": "complete"})
+		},
+	}}
+	ctx := context.Background()
+	c, err := mcp.Connect(ctx, server.Transport(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	task, err := c.StartToolTask(ctx, "deploy", map[string]any{"env": "production"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(task.ID, task.Status, task.StatusMessage)
+
+	task, err = c.GetTask(ctx, task.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(task.Status, task.StatusMessage)
+	for key, req := range task.InputRequests {
+		var ask mcp.ElicitRequest
+		if err := json.Unmarshal(req.Params, &ask); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %s %q\n", key, req.Method, ask.Message)
+		// The user said yes; the answer is the elicitation's result.
+		answer := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}
+		if err := c.UpdateTask(ctx, task.ID, map[string]any{key: answer}); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	task, err = c.GetTask(ctx, task.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(task.Status, task.StatusMessage)
+
+	if _, err := c.CancelTask(ctx, task.ID); err != nil {
+		log.Fatal(err)
+	}
+	task, err = c.GetTask(ctx, task.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(task.Status, task.StatusMessage)
+	// Output:
+	// deploy-1 working queued
+	// input_required waiting for a go-ahead
+	// confirm: elicitation/create "Deploy to production?"
+	// working deploying
+	// cancelled stopped by the user
 }
