@@ -23,6 +23,10 @@ const (
 	DefaultMaxResultBytes = 100_000
 	DefaultMaxImageBytes  = 5 << 20 // base64 bytes of one image
 	DefaultMaxImages      = 8       // images of one tool result
+	// DefaultMaxRequestBytes bounds what tool results add to one model
+	// request: under the Messages API's 32 MB request limit, with room
+	// for the rest of the request.
+	DefaultMaxRequestBytes = 24 << 20
 )
 
 // Agent runs a conversation with a Model that may call tools.
@@ -52,6 +56,14 @@ type Agent struct {
 	MaxImageBytes int
 	MaxImages     int
 
+	// MaxRequestBytes bounds what the conversation's tool results add to
+	// one model request: their text (as JSON, escapes counted) and images
+	// (base64), summed over the whole history, which every request
+	// carries. Before each request past it, the oldest images, then the
+	// oldest texts, are replaced in the history by a one-line note the
+	// model can read, until it fits. Zero means DefaultMaxRequestBytes.
+	MaxRequestBytes int
+
 	// Output receives the transcript: "  → name(args)" before each tool
 	// call, and the model's text as it streams. Nil discards it.
 	Output io.Writer
@@ -65,14 +77,15 @@ type Agent struct {
 // agent's providers, so it never starts MCP servers of its own).
 func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 	return &Agent{
-		Model:          a.Model,
-		System:         system,
-		Tools:          tools,
-		MaxSteps:       a.MaxSteps,
-		MaxResultBytes: a.MaxResultBytes,
-		MaxImageBytes:  a.MaxImageBytes,
-		MaxImages:      a.MaxImages,
-		Output:         a.Output,
+		Model:           a.Model,
+		System:          system,
+		Tools:           tools,
+		MaxSteps:        a.MaxSteps,
+		MaxResultBytes:  a.MaxResultBytes,
+		MaxImageBytes:   a.MaxImageBytes,
+		MaxImages:       a.MaxImages,
+		MaxRequestBytes: a.MaxRequestBytes,
+		Output:          a.Output,
 	}
 }
 
@@ -98,6 +111,7 @@ func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
 			return "", err
 		}
 		a.tools = ts
+		a.fitHistory()
 		wrote := false
 		resp, err := a.Model.Generate(ctx, &Request{System: a.System, Messages: a.history, Tools: a.tools.tools},
 			func(text string) {
@@ -238,6 +252,78 @@ func (a *Agent) truncate(s string) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("\n[truncated: showing %d of %d bytes]", cut, len(s))
+}
+
+// fitHistory keeps what the history's tool results weigh within
+// MaxRequestBytes: past it, the oldest images, then the oldest texts, are
+// replaced by a note, in new slices (a request already made keeps what it
+// was sent).
+func (a *Agent) fitHistory() {
+	limit := a.MaxRequestBytes
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	total := 0
+	for _, m := range a.history {
+		for _, b := range m.Content {
+			if b.Type == BlockToolResult {
+				for _, c := range b.Content {
+					total += weight(c)
+				}
+			}
+		}
+	}
+	for _, kind := range []string{BlockImage, BlockText} {
+		for i := 0; i < len(a.history) && total > limit; i++ {
+			for j := 0; j < len(a.history[i].Content) && total > limit; j++ {
+				b := a.history[i].Content[j]
+				if b.Type != BlockToolResult {
+					continue
+				}
+				for k := 0; k < len(b.Content) && total > limit; k++ {
+					c := b.Content[k]
+					if c.Type != kind {
+						continue
+					}
+					var note string
+					if kind == BlockImage {
+						note = fmt.Sprintf("[image: %s, %d bytes base64: dropped from the conversation to keep requests under %d bytes]", short(c.MediaType), len(c.Data), limit)
+					} else {
+						note = fmt.Sprintf("[tool output of %d bytes: dropped from the conversation to keep requests under %d bytes]", len(c.Text), limit)
+						if weight(Block{Type: BlockText, Text: note}) >= weight(c) {
+							continue
+						}
+					}
+					nb := Block{Type: BlockText, Text: note}
+					total += weight(nb) - weight(c)
+					b.Content = append([]Block(nil), b.Content...)
+					b.Content[k] = nb
+					m := a.history[i]
+					m.Content = append([]Block(nil), m.Content...)
+					m.Content[j] = b
+					a.history[i] = m
+				}
+			}
+		}
+	}
+}
+
+// weight is what a block of a tool result adds to a request: its text as
+// a JSON string (escapes counted) or its base64 data.
+func weight(b Block) int {
+	if b.Type == BlockImage {
+		return len(b.Data) + len(b.MediaType)
+	}
+	n := len(b.Text)
+	for i := 0; i < len(b.Text); i++ {
+		switch c := b.Text[i]; {
+		case c == '"' || c == '\\':
+			n++
+		case c < 0x20:
+			n += 5 // \u00XX
+		}
+	}
+	return n
 }
 
 // short bounds a server's label (a MIME type, say) inside a summary.

@@ -399,3 +399,66 @@ func TestResourceTools(t *testing.T) {
 		}
 	})
 }
+
+func TestWhatOneRequestCarriesIsBounded(t *testing.T) {
+	picture := strings.Repeat("i", 3000)
+	output := strings.Repeat("t", 3000)
+	tools := agent.Funcs{
+		{Tool: mcp.Tool{Name: "photo"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{{Type: "image", MimeType: "image/png", Data: picture}}}, nil
+		}},
+		{Tool: mcp.Tool{Name: "log"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			return agent.Text(output), nil
+		}},
+	}
+	// carried sums what a request's tool results weigh, as sent.
+	carried := func(req agent.Request) (n int, notes []string) {
+		for _, m := range req.Messages {
+			for _, b := range m.Content {
+				for _, c := range b.Content {
+					n += len(c.Data) + len(c.Text)
+					if strings.Contains(c.Text, "dropped from the conversation") {
+						notes = append(notes, c.Text)
+					}
+				}
+			}
+		}
+		return n, notes
+	}
+	for _, tc := range []struct{ name, tool string }{{"images, the oldest first", "photo"}, {"texts, once no image is left", "log"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &script{replies: []*agent.Response{call(tc.tool, `{}`), call(tc.tool, `{}`), call(tc.tool, `{}`), answer("ok")}}
+			a := &agent.Agent{Model: imageScript{s}, Tools: []agent.ToolProvider{tools}, MaxRequestBytes: 7000}
+			_, err := a.Chat(context.Background(), "go")
+			require.NoError(t, err)
+			require.Len(t, s.requests, 4)
+			for i, req := range s.requests {
+				n, _ := carried(req)
+				assert.LessOrEqual(t, n, 7000, "request %d", i)
+			}
+			n, notes := carried(s.requests[3])
+			assert.Greater(t, n, 6000, "the two newest results are whole")
+			require.Len(t, notes, 1, "the oldest one is a note")
+			assert.Contains(t, notes[0], "3000 bytes")
+			_, early := carried(s.requests[1])
+			assert.Empty(t, early, "a request already made keeps what it was sent")
+		})
+	}
+	t.Run("40 MiB of images in one result stay under the default", func(t *testing.T) {
+		big := strings.Repeat("i", 5<<20)
+		many := agent.Funcs{{Tool: mcp.Tool{Name: "album"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+			res := &mcp.CallToolResult{}
+			for range 8 {
+				res.Content = append(res.Content, mcp.Content{Type: "image", MimeType: "image/png", Data: big})
+			}
+			return res, nil
+		}}}
+		s := &script{replies: []*agent.Response{call("album", `{}`), answer("ok")}}
+		a := &agent.Agent{Model: imageScript{s}, Tools: []agent.ToolProvider{many}}
+		_, err := a.Chat(context.Background(), "go")
+		require.NoError(t, err)
+		n, notes := carried(s.requests[1])
+		assert.LessOrEqual(t, n, agent.DefaultMaxRequestBytes)
+		assert.Len(t, notes, 4, "4 of the 8 images are dropped")
+	})
+}
