@@ -567,6 +567,27 @@ func (t *Task) Wait(ctx context.Context) (*CallToolResult, error) {
 	return decodeToolResult(raw)
 }
 
+// Get asks the server for the task's status now (GetTask on the task's
+// Connection); a task started through a Manager is asked of its server.
+func (t *Task) Get(ctx context.Context) (*Task, error) {
+	if t.ID == "" {
+		return t, nil // answered at once: there is nothing to ask about
+	}
+	return t.conn.GetTask(ctx, t.ID)
+}
+
+// Update gives a 2026-07-28 task the input it asked for (UpdateTask on
+// the task's Connection), by the keys of its InputRequests.
+func (t *Task) Update(ctx context.Context, responses map[string]any) error {
+	return t.conn.UpdateTask(ctx, t.ID, responses)
+}
+
+// Cancel asks the server to cancel the task (CancelTask on the task's
+// Connection).
+func (t *Task) Cancel(ctx context.Context) (*Task, error) {
+	return t.conn.CancelTask(ctx, t.ID)
+}
+
 // keepProgress returns ctx whose call options carry a progress token that
 // the Connection keeps until stop is called: a 2025-11-25 task reports
 // progress with the token of the call that made it, after that call has

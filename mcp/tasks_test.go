@@ -422,6 +422,15 @@ func TestManagerRoutesTasks(t *testing.T) {
 	res, err = task.Wait(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Text())
+
+	// The task's own methods ask its server, as the Manager has no task ids.
+	got, err := task.Get(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, mcp.TaskCompleted, got.Status)
+	cancelled, err := task.Cancel(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "t1", <-f.cancelled)
+	assert.Equal(t, mcp.TaskCancelled, cancelled.Status)
 }
 
 func TestServerRequestsAsTasks(t *testing.T) {
