@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,6 +89,11 @@ type Options struct {
 	DisableTasks bool
 	MaxTasks     int
 	TaskStatus   func(c *Connection, t *Task)
+
+	// Observer, if set, sees every request and notification sent, the
+	// server requests served, and the session (see Observer; package
+	// otelmcp traces and measures them with OpenTelemetry).
+	Observer Observer
 }
 
 func (c *Connection) maxServerRequests() int {
@@ -191,6 +197,27 @@ type Connection struct {
 	done      chan struct{} // closed when the connection has ended
 	closeOnce sync.Once
 	closeErr  error
+
+	peer        peer                        // what Operations say of the server
+	sessionEnd  atomic.Pointer[func(error)] // the Observer's, once the handshake succeeded
+	sessionOver atomic.Bool                 // the connection has ended: sessionEnd is called at once
+}
+
+// endSession tells the Observer, once, that the session has ended: with
+// nil after Close, else with the cause.
+func (c *Connection) endSession() {
+	c.sessionOver.Store(true)
+	end := c.sessionEnd.Swap(nil)
+	if end == nil {
+		return
+	}
+	var err error
+	if !c.closing.Load() {
+		if err = c.getCause(); err == nil {
+			err = ErrClosed
+		}
+	}
+	(*end)(err)
 }
 
 // Connect opens t, agrees on a protocol version with the server and
@@ -221,9 +248,17 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, erro
 		return nil, wrap("connect", err)
 	}
 	c := newConnection(s, opts)
+	c.peer = peerOf(t)
 	if err := c.handshake(ctx); err != nil {
 		c.abort()
 		return nil, err
+	}
+	if o := opts.Observer; o != nil {
+		end := o.StartSession(c.operation("", 0, nil))
+		c.sessionEnd.Store(&end)
+		if c.sessionOver.Load() { // it ended meanwhile
+			c.endSession()
+		}
 	}
 	c.startListening()
 	return c, nil
@@ -317,6 +352,10 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var op *Operation
+	if c.opts.Observer != nil {
+		op = c.operation(method, 0, params) // described before call options rewrite params
+	}
 	if opts := callOptionsFrom(ctx); opts != nil && (opts.Progress != nil || opts.Timeout > 0 || len(opts.Meta) > 0) {
 		p, callCtx, cleanup, err := c.applyCallOptions(ctx, opts, params)
 		if err != nil {
@@ -326,11 +365,24 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 		ctx, params = callCtx, p
 	}
 	id := c.nextID.Add(1)
+	if op == nil {
+		return c.exchange(ctx, id, method, params, nil)
+	}
+	op.RequestID = strconv.FormatUint(id, 10)
+	ctx, meta, end := c.opts.Observer.StartOperation(ctx, op)
+	raw, err := c.exchange(ctx, id, method, params, metaMembers(meta))
+	end(Outcome{Err: err, ToolError: err == nil && method == "tools/call" && isToolError(raw)})
+	return raw, err
+}
+
+// exchange sends request id, with extra _meta members, and waits for its
+// answer (see roundTripOnce).
+func (c *Connection) exchange(ctx context.Context, id uint64, method string, params any, extra []byte) ([]byte, error) {
 	pc, err := c.pending.add(id)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.sendWith(ctx, id, method, params, headersFrom(ctx)); err != nil {
+	if err := c.sendWith(ctx, id, method, params, headersFrom(ctx), extra); err != nil {
 		if c.pending.remove(id) {
 			c.pending.release(pc)
 		}
@@ -339,7 +391,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	r, err := c.stream.await(ctx, pc)
 	if err != nil { // ctx ended
 		if c.pending.remove(id) && method != "initialize" { // the spec forbids cancelling initialize
-			c.cancelled(id, err)
+			c.cancelled(ctx, id, err)
 		}
 		return nil, err
 	}
@@ -352,18 +404,38 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 
 // send writes a request (id > 0) or a notification (id 0).
 func (c *Connection) send(id uint64, method string, params any) error {
-	return c.sendWith(context.Background(), id, method, params, nil)
+	return c.sendWith(context.Background(), id, method, params, nil, nil)
 }
 
-// sendWith is send with headers for an HTTP stream (see headerWriter). A
-// request's ctx bounds its sending, which on Streamable HTTP includes
-// reading its answer (see connStream.writeRequest).
-func (c *Connection) sendWith(ctx context.Context, id uint64, method string, params any, h http.Header) error {
+// sendWith is send with headers for an HTTP stream (see headerWriter) and
+// extra _meta members (an Observer's trace context). A request's ctx
+// bounds its sending, which on Streamable HTTP includes reading its answer
+// (see connStream.writeRequest). A notification is an Observer's
+// operation of its own.
+func (c *Connection) sendWith(ctx context.Context, id uint64, method string, params any, h http.Header, extra []byte) error {
+	if id == 0 && c.opts.Observer != nil {
+		_, meta, end := c.opts.Observer.StartOperation(ctx, c.operation(method, 0, params))
+		err := c.write(ctx, 0, method, params, h, metaMembers(meta))
+		end(Outcome{Err: err})
+		return err
+	}
+	return c.write(ctx, id, method, params, h, extra)
+}
+
+// write encodes and writes a message (see sendWith).
+func (c *Connection) write(ctx context.Context, id uint64, method string, params any, h http.Header, extra []byte) error {
 	bp := requestBufPool.Get().(*[]byte)
 	defer requestBufPool.Put(bp)
 	var meta []byte
 	if m := c.meta.Load(); m != nil && id != 0 {
 		meta = m.fields
+	}
+	if extra != nil {
+		if meta == nil {
+			meta = extra
+		} else {
+			meta = append(append(append(make([]byte, 0, len(meta)+1+len(extra)), meta...), ','), extra...)
+		}
 	}
 	b, err := appendRequest((*bp)[:0], id, method, params, meta)
 	if cap(b) <= 64<<10 {
@@ -383,12 +455,12 @@ func (c *Connection) sendWith(ctx context.Context, id uint64, method string, par
 	return nil
 }
 
-func (c *Connection) cancelled(id uint64, why error) {
+func (c *Connection) cancelled(ctx context.Context, id uint64, why error) {
 	if c.ended() {
 		return
 	}
 	// Writes are queued by the Stream, so this does not block on the peer.
-	if err := c.send(0, "notifications/cancelled", cancelledParams{RequestID: id, Reason: why.Error()}); err != nil {
+	if err := c.sendWith(context.WithoutCancel(ctx), 0, "notifications/cancelled", cancelledParams{RequestID: id, Reason: why.Error()}, nil, nil); err != nil {
 		c.logger.Debug("mcp: could not send notifications/cancelled", "id", id, "err", err)
 	}
 }
@@ -434,7 +506,7 @@ func (c *Connection) Notify(ctx context.Context, method string, params any) erro
 	if c.ended() {
 		return c.Err()
 	}
-	return c.send(0, method, params)
+	return c.sendWith(ctx, 0, method, params, nil, nil)
 }
 
 // Close ends the connection: pending calls fail with an error matching

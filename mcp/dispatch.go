@@ -97,6 +97,7 @@ func (d *dispatcher) requestDone() {
 // done.
 func (d *dispatcher) run(disconnect <-chan struct{}) {
 	defer close(d.c.done)
+	defer d.c.endSession()
 	defer d.c.handlers.Wait()
 	defer d.c.lifeCancel()
 	var batch []*jsonrpc2.Request
@@ -264,7 +265,20 @@ func (d *dispatcher) async(req *jsonrpc2.Request, serve func(ctx context.Context
 			d.mu.Unlock()
 			cancel()
 		}()
-		result, rpcErr := serve(ctx)
+		hctx, end := ctx, func(Outcome) {}
+		if o := c.opts.Observer; o != nil {
+			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
+			op.RequestID = key
+			hctx, end = o.StartHandler(ctx, op, stringMeta(params(req)))
+		}
+		result, rpcErr := serve(hctx)
+		var err error
+		if rpcErr != nil {
+			err = rpcErr
+		} else if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		end(Outcome{Err: err})
 		if ctx.Err() != nil {
 			return // cancelled by the server, or the connection ended
 		}

@@ -288,14 +288,23 @@ type asyncAnswer struct {
 func (c *Connection) async(ctx context.Context, method string, params any) chan asyncAnswer {
 	out := make(chan asyncAnswer, 1)
 	id := c.nextID.Add(1)
+	end := func(error) {}
+	var extra []byte
+	if o := c.opts.Observer; o != nil {
+		var meta map[string]string
+		var finish func(Outcome)
+		ctx, meta, finish = o.StartOperation(ctx, c.operation(method, id, params))
+		extra, end = metaMembers(meta), func(err error) { finish(Outcome{Err: err}) }
+	}
 	pc, err := c.pending.add(id)
 	if err == nil {
-		if err = c.sendWith(ctx, id, method, params, nil); err != nil && c.pending.remove(id) {
+		if err = c.sendWith(ctx, id, method, params, nil, extra); err != nil && c.pending.remove(id) {
 			c.pending.release(pc)
 		}
 	}
 	if err != nil {
 		out <- asyncAnswer{err: c.mapError(method, err)}
+		end(err)
 		return out
 	}
 	go func() {
@@ -305,12 +314,15 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 			if c.pending.remove(id) {
 				c.pending.release(pc)
 			}
+			end(err)
 			return
 		case r.err != nil:
-			out <- asyncAnswer{err: c.mapError(method, r.err)}
+			err = c.mapError(method, r.err)
+			out <- asyncAnswer{err: err}
 		default:
 			out <- asyncAnswer{raw: r.result}
 		}
+		end(err)
 		c.pending.release(pc)
 	}()
 	return out

@@ -104,6 +104,13 @@ func NewHTTPTransport(url string, headers http.Header) *StreamableHTTPTransport 
 	return &StreamableHTTPTransport{URL: url, Headers: headers, FallbackToSSE: true}
 }
 
+// sessionID is the session's Mcp-Session-Id, "" before the server gave one.
+func (s *httpStream) sessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session
+}
+
 type httpStream struct {
 	t            *StreamableHTTPTransport
 	cfg          *httpConfig

@@ -80,6 +80,11 @@ type ManagerOptions struct {
 	// ClientInfo and Logger are passed to every Connection (see Options).
 	ClientInfo *Implementation
 	Logger     *slog.Logger
+
+	// Observer sees every server's Connection (see Options.Observer), with
+	// the server's name in each Operation; an Observer of ServerOptions'
+	// takes its place for that server, named too.
+	Observer Observer
 }
 
 // State is a server's state in a Manager.
@@ -668,6 +673,12 @@ func (m *Manager) connOptions(s *server) *Options {
 	}
 	if opts.Logger == nil {
 		opts.Logger = m.logger.With("server", s.name)
+	}
+	if opts.Observer == nil {
+		opts.Observer = m.opts.Observer
+	}
+	if opts.Observer != nil {
+		opts.Observer = namedObserver{opts.Observer, s.name}
 	}
 	theirs := opts.ToolListChanged
 	opts.ToolListChanged = func(c *Connection) {
