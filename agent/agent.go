@@ -64,12 +64,32 @@ type Agent struct {
 	// model can read, until it fits. Zero means DefaultMaxRequestBytes.
 	MaxRequestBytes int
 
+	// Observer, if set, sees each Chat, model turn and tool call (package
+	// otelmcp traces them); the ctx it returns for a tool call is the one
+	// the tool is called with, so the MCP request is its child.
+	Observer Observer
+
 	// Output receives the transcript: "  → name(args)" before each tool
 	// call, and the model's text as it streams. Nil discards it.
 	Output io.Writer
 
 	history []Message
 	tools   *toolSet
+}
+
+// An Observer sees an Agent's work, for tracing (otelmcp.Observer is
+// one). Its methods return the ctx the work runs under and a function
+// called once when it ends.
+type Observer interface {
+	// StartChat is called as Chat begins; end gets Chat's error.
+	StartChat(ctx context.Context) (context.Context, func(err error))
+	// StartTurn is called before each model request of a Chat, step
+	// counting from 1.
+	StartTurn(ctx context.Context, step int) (context.Context, func(err error))
+	// StartToolCall is called before a tool the model asked for is
+	// called; end gets whether its result is an error result, and the
+	// call's error.
+	StartToolCall(ctx context.Context, name string) (context.Context, func(isError bool, err error))
 }
 
 // SubAgent returns an agent for a delegated task: the same model and
@@ -85,6 +105,7 @@ func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 		MaxImageBytes:   a.MaxImageBytes,
 		MaxImages:       a.MaxImages,
 		MaxRequestBytes: a.MaxRequestBytes,
+		Observer:        a.Observer,
 		Output:          a.Output,
 	}
 }
@@ -95,7 +116,16 @@ func (a *Agent) History() []Message { return a.history }
 // Chat adds userText to the conversation and runs the loop until the model
 // answers without calling a tool, returning that answer. Every tool call
 // gets a result in the history, also when Chat returns an error.
-func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
+func (a *Agent) Chat(ctx context.Context, userText string) (answer string, err error) {
+	if a.Observer != nil {
+		var end func(error)
+		ctx, end = a.Observer.StartChat(ctx)
+		defer func() { end(err) }()
+	}
+	return a.chat(ctx, userText)
+}
+
+func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 	a.history = append(a.history, Message{Role: RoleUser, Content: []Block{{Type: BlockText, Text: userText}}})
 	maxSteps := a.MaxSteps
 	if maxSteps <= 0 {
@@ -105,7 +135,7 @@ func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	for range maxSteps {
+	for step := range maxSteps {
 		ts, err := loadTools(ctx, a.Tools)
 		if err != nil {
 			return "", err
@@ -113,13 +143,18 @@ func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
 		a.tools = ts
 		a.fitHistory()
 		wrote := false
-		resp, err := a.Model.Generate(ctx, &Request{System: a.System, Messages: a.history, Tools: a.tools.tools},
+		tctx, endTurn := ctx, func(error) {}
+		if a.Observer != nil {
+			tctx, endTurn = a.Observer.StartTurn(ctx, step+1)
+		}
+		resp, err := a.Model.Generate(tctx, &Request{System: a.System, Messages: a.history, Tools: a.tools.tools},
 			func(text string) {
 				if text != "" {
 					wrote = true
 					io.WriteString(out, text)
 				}
 			})
+		endTurn(err)
 		if err != nil {
 			return "", fmt.Errorf("agent: model: %w", err)
 		}
@@ -149,6 +184,18 @@ func (a *Agent) Chat(ctx context.Context, userText string) (string, error) {
 
 // callTool runs one tool call; every failure becomes an error result.
 func (a *Agent) callTool(ctx context.Context, use Block) Block {
+	if a.Observer == nil {
+		return a.runTool(ctx, use, nil)
+	}
+	ctx, end := a.Observer.StartToolCall(ctx, use.Name)
+	var callErr error
+	result := a.runTool(ctx, use, &callErr)
+	end(result.IsError, callErr)
+	return result
+}
+
+// runTool is callTool; callErr, when set, gets the call's error.
+func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 	result := Block{Type: BlockToolResult, ToolUseID: use.ID}
 	fail := func(err error) Block {
 		result.IsError = true
@@ -165,6 +212,9 @@ func (a *Agent) callTool(ctx context.Context, use Block) Block {
 	}
 	res, err := p.CallTool(ctx, use.Name, args)
 	if err != nil {
+		if callErr != nil {
+			*callErr = err
+		}
 		return fail(err)
 	}
 	if res == nil {
