@@ -53,7 +53,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	noopmetric "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/otelmcp"
 )
 
 func main() {
@@ -75,6 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	prompts := fs.Bool("prompts", false, "list the prompts of every server, by ref")
 	read := fs.String("read", "", "read the resource `REF` (@server:uri, as -resources lists it)")
 	prompt := fs.String("prompt", "", "get the prompt `REF` (as -prompts lists it) with the JSON object of arguments that follows")
+	tracing := fs.Bool("trace", false, "print the OpenTelemetry spans of the run's MCP messages on stderr, as they end")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -129,7 +134,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, e := range cfg.Errors { // file-level problems; server problems show in the table
 		fmt.Fprintln(stderr, safe(e.Error()))
 	}
-	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Authorizer: authorizer})
+	mopts := &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Authorizer: authorizer}
+	if *tracing {
+		mopts.Observer = otelmcp.New(&otelmcp.Options{TracerProvider: &spanPrinter{out: stderr},
+			MeterProvider: noopmetric.NewMeterProvider(), Propagator: propagation.TraceContext{}})
+	}
+	m := mcp.NewManager(cfg, mopts)
 	defer m.Close()
 	ctx := context.Background()
 	if *login != "" {

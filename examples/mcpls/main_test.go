@@ -230,3 +230,26 @@ func TestNothingConfiguredSaysWhatToTry(t *testing.T) {
 	assert.Equal(t, 0, run([]string{"-C", t.TempDir()}, &stdout, &stderr))
 	assert.Contains(t, stdout.String(), "sample.mcp.json")
 }
+
+func TestTracePrintsTheSpansOfTheRun(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := run([]string{"-config", config(t), "-trace", "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "42", "the result, as without -trace")
+	var call string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(line, "span tools/call add ") {
+			call = line
+		}
+	}
+	require.NotEmpty(t, call, "the call's span: %s", stderr.String())
+	assert.Contains(t, call, "mcp.method.name=tools/call")
+	assert.Contains(t, call, "gen_ai.tool.name=add")
+	assert.Contains(t, call, "mcplug.server.name=demo")
+	assert.Contains(t, call, "network.transport=pipe")
+	assert.Contains(t, stderr.String(), "span tools/list ")
+
+	stderr.Reset()
+	require.Equal(t, 0, run([]string{"-config", config(t), "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr))
+	assert.NotContains(t, stderr.String(), "span ", "no spans without -trace")
+}
