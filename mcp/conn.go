@@ -402,12 +402,8 @@ func (c *Connection) exchange(ctx context.Context, id uint64, method string, par
 	return r.result, nil
 }
 
-// send writes a request (id > 0) or a notification (id 0).
-func (c *Connection) send(id uint64, method string, params any) error {
-	return c.sendWith(context.Background(), id, method, params, nil, nil)
-}
-
-// sendWith is send with headers for an HTTP stream (see headerWriter) and
+// sendWith writes a request (id > 0) or a notification (id 0), with
+// headers for an HTTP stream (see headerWriter) and
 // extra _meta members (an Observer's trace context). A request's ctx
 // bounds its sending, which on Streamable HTTP includes reading its answer
 // (see connStream.writeRequest). A notification is an Observer's

@@ -76,7 +76,7 @@ func (s *printedSpan) End(...trace.SpanEndOption) {
 		fmt.Fprintf(&b, " parent=%s", s.parent.SpanID().String()[:8])
 	}
 	for _, kv := range s.attrs {
-		fmt.Fprintf(&b, " %s=%s", kv.Key, safe(kv.Value.Emit()))
+		fmt.Fprintf(&b, " %s=%s", kv.Key, safe(kv.Value.String()))
 	}
 	if s.status != "" {
 		fmt.Fprintf(&b, " error=%q", safe(s.status))

@@ -30,7 +30,7 @@ func (lines) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error
 		for _, kv := range s.Attributes() {
 			switch kv.Key {
 			case "mcp.method.name", "gen_ai.tool.name", "mcplug.server.name", "error.type":
-				attrs = append(attrs, fmt.Sprintf("%s=%s", kv.Key, kv.Value.Emit()))
+				attrs = append(attrs, fmt.Sprintf("%s=%s", kv.Key, kv.Value.String()))
 			}
 		}
 		slices.Sort(attrs)

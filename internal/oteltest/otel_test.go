@@ -104,7 +104,7 @@ func (tm *telemetry) span(t *testing.T, name string) tracetest.SpanStub {
 func attrs(s tracetest.SpanStub) map[string]string {
 	out := map[string]string{}
 	for _, kv := range s.Attributes {
-		out[string(kv.Key)] = kv.Value.Emit()
+		out[string(kv.Key)] = kv.Value.String()
 	}
 	return out
 }
