@@ -204,7 +204,8 @@ type Connection struct {
 }
 
 // endSession tells the Observer, once, that the session has ended: with
-// nil after Close, else with the cause.
+// nil after Close, else with an error matching ErrClosed that wraps the
+// cause.
 func (c *Connection) endSession() {
 	c.sessionOver.Store(true)
 	end := c.sessionEnd.Swap(nil)
@@ -213,9 +214,7 @@ func (c *Connection) endSession() {
 	}
 	var err error
 	if !c.closing.Load() {
-		if err = c.getCause(); err == nil {
-			err = ErrClosed
-		}
+		err = &closedError{cause: c.getCause()} // matches ErrClosed
 	}
 	(*end)(err)
 }

@@ -40,8 +40,9 @@ type Observer interface {
 	StartHandler(ctx context.Context, op *Operation, meta map[string]string) (context.Context, func(Outcome))
 
 	// StartSession is called once the handshake has succeeded; end is
-	// called when the connection ends, with nil after Close and with the
-	// cause when the server went away.
+	// called when the connection ends, with nil after Close, else with an
+	// error matching ErrClosed that wraps the cause (the server went
+	// away).
 	StartSession(op *Operation) (end func(error))
 }
 

@@ -414,3 +414,23 @@ func TestTasksAndRoundsAreOperationsOfTheirOwn(t *testing.T) {
 	}
 	assert.True(t, slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "subscriptions/listen") }), "the listen for the task's status too: %q", names)
 }
+
+func TestATransportFailureIsAnErrorSpan(t *testing.T) {
+	tm := newTelemetry(t)
+	srv := calc(nil, nil)
+	c, err := mcp.Connect(ctxTimeout(t), srv.Transport(), &mcp.Options{Observer: tm.obs})
+	require.NoError(t, err)
+	srv.InjectFault("tools/call", mcptest.Disconnect())
+	_, err = c.CallTool(ctxTimeout(t), "add", map[string]any{"a": 1, "b": 2})
+	require.ErrorIs(t, err, mcp.ErrClosed)
+	<-c.Done()
+	call := tm.span(t, "tools/call add")
+	assert.Equal(t, codes.Error, call.Status.Code)
+	assert.Equal(t, "connection_closed", attrs(call)["error.type"])
+	sessions := tm.histogram(t, "mcp.client.session.duration")
+	require.Len(t, sessions, 1, "the session ended with the server")
+	v, lost := sessions[0].Attributes.Value("error.type")
+	assert.True(t, lost, "a session the server ended is a failed one")
+	assert.Equal(t, "connection_closed", v.AsString())
+	c.Close()
+}
