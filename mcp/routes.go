@@ -1,0 +1,238 @@
+package mcp
+
+// A Manager's tool table: the servers' tools under their exposed
+// names, rebuilt when a server's list changes, and the routing of calls.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+func (m *Manager) invalidate() {
+	m.mu.Lock()
+	m.routes = nil
+	m.mu.Unlock()
+}
+
+func (m *Manager) sorted() []*server {
+	names := make([]string, 0, len(m.servers))
+	for n := range m.servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]*server, len(names))
+	for i, n := range names {
+		out[i] = m.servers[n]
+	}
+	return out
+}
+
+// Tools connects servers not yet tried (see Connect) and returns the tools
+// of every server, named mcp__<server>__<tool>; see ExposedName for the
+// rules. A tool without a description is described as "MCP tool <tool>
+// from <server>". A server being reconnected keeps its tools listed;
+// servers that failed contribute none. The error is non-nil only when ctx
+// ends or the Manager is closed.
+func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
+	if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
+		return nil, err
+	}
+	tools, _ := m.table()
+	return tools, nil
+}
+
+// table builds the merged tool list and the routing table. Exposed names
+// are unique whatever the servers send: a tool a server lists twice is
+// exposed once, names that would collide are all disambiguated with a hash
+// of server and tool (see ExposedName), and every collision is reported in
+// the Status of the servers involved.
+func (m *Manager) table() ([]Tool, map[string]route) {
+	m.mu.Lock()
+	servers := m.sorted()
+	m.mu.Unlock()
+	type entry struct {
+		s    *server
+		tool Tool
+		name string
+	}
+	var entries []entry
+	count := map[string]int{}
+	warn := map[*server][]string{}
+	for _, s := range servers {
+		s.mu.Lock()
+		if s.state == StateConnected || s.state == StateReconnecting {
+			seen := map[string]bool{}
+			for _, t := range s.tools {
+				if seen[t.Name] {
+					warn[s] = append(warn[s], fmt.Sprintf("the server lists tool %q more than once; the first is exposed", t.Name))
+					continue
+				}
+				seen[t.Name] = true
+				name := ExposedName(s.name, t.Name)
+				entries = append(entries, entry{s, t, name})
+				count[name]++
+			}
+		}
+		s.mu.Unlock()
+	}
+	routes := make(map[string]route, len(entries))
+	tools := make([]Tool, 0, len(entries))
+	exposed := map[*server]int{}
+	for _, e := range entries {
+		name := e.name
+		if count[name] > 1 || routes[name].server != nil {
+			name = disambiguate(e.s.name, e.tool.Name, func(n string) bool { return routes[n].server != nil })
+			warn[e.s] = append(warn[e.s], fmt.Sprintf("tool %q would be exposed as %q like another tool; exposed as %q", e.tool.Name, e.name, name))
+			m.logger.Warn("mcp: tool names collide", "server", e.s.name, "tool", e.tool.Name, "exposed", name)
+		}
+		t := e.tool
+		t.Name = name
+		if t.Description == "" {
+			t.Description = fmt.Sprintf("MCP tool %s from %s", e.tool.Name, e.s.name)
+		}
+		routes[name] = route{server: e.s, tool: e.tool.Name}
+		tools = append(tools, t)
+		exposed[e.s]++
+	}
+	for _, s := range servers {
+		s.mu.Lock()
+		s.warnings, s.exposed = warn[s], exposed[s]
+		s.mu.Unlock()
+	}
+	m.mu.Lock()
+	m.routes = routes
+	m.mu.Unlock()
+	return tools, routes
+}
+
+// CallTool calls a tool by its exposed name (as returned by Tools). The
+// call is bounded by ctx and by ToolTimeout; a server being reconnected is
+// waited for within the same bounds. A name no server exposes is an error
+// matching ErrUnknownTool. A tool that ran and failed is a result with
+// IsError set, as with Connection.CallTool.
+func (m *Manager) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
+	var res *CallToolResult
+	err := m.routeTool(ctx, name, func(ctx context.Context, conn *Connection, tool string) (err error) {
+		res, err = conn.CallTool(ctx, tool, args)
+		return err
+	})
+	return res, err
+}
+
+// StartToolTask starts the tool name (mcp__<server>__<tool>) as a task on
+// its server, as Connection.StartToolTask does; the Task's methods go to
+// that server. ToolTimeout bounds the start only: the task is followed
+// with Task.Wait, under the caller's ctx.
+func (m *Manager) StartToolTask(ctx context.Context, name string, args any) (*Task, error) {
+	var t *Task
+	err := m.routeTool(ctx, name, func(ctx context.Context, conn *Connection, tool string) (err error) {
+		t, err = conn.StartToolTask(ctx, tool, args)
+		return err
+	})
+	return t, err
+}
+
+// routeTool runs do with the connection and tool name of the exposed tool
+// name, connecting its server if needed; ToolTimeout bounds it.
+func (m *Manager) routeTool(ctx context.Context, name string, do func(ctx context.Context, conn *Connection, tool string) error) error {
+	m.mu.Lock()
+	closed, routes := m.closed, m.routes
+	m.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	r, ok := routes[name]
+	if !ok { // not connected yet, or the table is stale
+		if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
+			return err
+		}
+		_, routes = m.table()
+		r, ok = routes[name]
+	}
+	if !ok {
+		return fmt.Errorf("%w %q (list the tools with Tools)", ErrUnknownTool, name)
+	}
+	if m.opts.ToolTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.opts.ToolTimeout)
+		defer cancel()
+	}
+	conn, err := m.wait(ctx, r.server)
+	if err != nil {
+		return err
+	}
+	if err := do(ctx, conn, r.tool); err != nil {
+		return wrap(fmt.Sprintf("server %q", r.server.name), err)
+	}
+	return nil
+}
+
+// toolsChanged refreshes s's tools after notifications/tools/list_changed.
+// The listing waits refreshDelay for the rest of a burst, so a burst causes
+// one listing, or two when notifications still come while the first runs.
+func (m *Manager) toolsChanged(s *server) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	s.mu.Lock()
+	if s.refreshing {
+		s.dirty = true
+		s.mu.Unlock()
+		m.mu.Unlock()
+		return
+	}
+	s.refreshing = true
+	s.mu.Unlock()
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go m.refresh(s)
+}
+
+func (m *Manager) refresh(s *server) {
+	defer m.wg.Done()
+	delay := time.NewTimer(refreshDelay)
+	defer delay.Stop()
+	for {
+		select {
+		case <-delay.C:
+		case <-m.ctx.Done(): // closing
+			s.mu.Lock()
+			s.refreshing = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Lock()
+		conn := s.conn
+		s.dirty = false
+		s.mu.Unlock()
+		if conn != nil {
+			ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)
+			tools, err := conn.Tools(ctx)
+			cancel()
+			s.mu.Lock()
+			if err == nil && s.conn == conn {
+				s.tools = tools
+			} else if err != nil {
+				m.logger.Warn("mcp: could not refresh tools", "server", s.name, "err", err)
+			}
+			s.mu.Unlock()
+			m.invalidate()
+		}
+		s.mu.Lock()
+		if !s.dirty || m.ctx.Err() != nil {
+			s.refreshing = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		delay.Reset(refreshDelay)
+	}
+}
+
+// refreshDelay is how long a tools refresh waits for more of a burst of
+// notifications/tools/list_changed.
+const refreshDelay = 20 * time.Millisecond
