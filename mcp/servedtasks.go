@@ -154,7 +154,18 @@ func (d *dispatcher) serveAsTask(req *jsonrpc2.Request, tr *taskRequest, serve f
 	go func() {
 		defer c.handlers.Done()
 		defer cancel()
-		result, rpcErr := serve(ctx)
+		hctx, end := ctx, func(Outcome) {}
+		if o := c.opts.Observer; o != nil {
+			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
+			op.RequestID, op.TaskID = req.ID.String(), t.id
+			hctx, end = o.StartHandler(ctx, op, stringMeta(params(req)))
+		}
+		result, rpcErr := serve(hctx)
+		if rpcErr != nil {
+			end(Outcome{Err: rpcErr})
+		} else {
+			end(Outcome{Err: ctx.Err()})
+		}
 		switch {
 		case ctx.Err() != nil && c.life.Err() == nil:
 			t.finish(TaskCancelled, nil, &Error{Code: CodeInternalError, Message: "the task was cancelled"}, "cancelled")

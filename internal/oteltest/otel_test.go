@@ -305,6 +305,30 @@ func TestAServerRequestRunsUnderItsTraceContext(t *testing.T) {
 	assert.Equal(t, spanID, handler.Parent.SpanID().String(), "the server's span is the remote parent")
 	assert.True(t, handler.Parent.IsRemote())
 	assert.Equal(t, handler.SpanContext.SpanID(), seen.SpanID(), "the handler's ctx carries its span")
+
+	t.Run("also run as a task of the client's", func(t *testing.T) {
+		tm.spans.Reset()
+		require.NoError(t, session.Request("s1", "sampling/createMessage", map[string]any{"maxTokens": 5, "task": map[string]any{},
+			"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}},
+			"_meta":    map[string]any{"traceparent": "00-" + traceID + "-" + spanID + "-01"}}))
+		select {
+		case m := <-answered:
+			require.Nil(t, m.Error)
+		case <-time.After(30 * time.Second):
+			t.Fatal("no answer to the sampling request")
+		}
+		require.Eventually(t, func() bool { // the task runs after its answer
+			for _, s := range tm.spans.GetSpans() {
+				if s.Name == "sampling/createMessage" {
+					return true
+				}
+			}
+			return false
+		}, 30*time.Second, time.Millisecond)
+		task := tm.span(t, "sampling/createMessage")
+		assert.Equal(t, spanID, task.Parent.SpanID().String())
+		assert.NotEmpty(t, attrs(task)["mcplug.task.id"])
+	})
 }
 
 // script is a model that asks for the tools of calls, one per turn, then
