@@ -472,8 +472,9 @@ func (c *Connection) mapError(method string, err error) error {
 	return err
 }
 
-// responseError turns the error member of a response into an error.
-func responseError(raw []byte) error {
+// responseError turns the error member of a response into an error: a
+// transport failure the stream kept, or the server's.
+func (c *Connection) responseError(raw []byte) error {
 	var e struct {
 		Code    int64           `json:"code"`
 		Message string          `json:"message"`
@@ -485,7 +486,8 @@ func responseError(raw []byte) error {
 	if tl, ok := ndjson.TooLarge(e.Code, e.Data); ok {
 		return &MessageTooLargeError{Size: tl.Size, Max: tl.Max}
 	}
-	if err, ok := transportError(e.Data); ok {
+	keeper, _ := c.stream.Stream.(failureKeeper)
+	if err, ok := transportError(keeper, e.Data); ok {
 		return err // a failed HTTP exchange, not the server's answer
 	}
 	return &Error{Code: e.Code, Message: e.Message, Data: e.Data}

@@ -428,7 +428,7 @@ func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 	r := reply{}
 	switch {
 	case top.Error != nil:
-		r.err = responseError(top.Error)
+		r.err = c.responseError(top.Error)
 	case owned:
 		r.result = top.Result
 	default:

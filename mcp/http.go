@@ -104,6 +104,11 @@ func NewHTTPTransport(url string, headers http.Header) *StreamableHTTPTransport 
 	return &StreamableHTTPTransport{URL: url, Headers: headers, FallbackToSSE: true}
 }
 
+// takeFailure returns, and forgets, the transport failure an error
+// response of the stream's stands for (a legacy fallback shares the
+// inbox, and so the table).
+func (s *httpStream) takeFailure(ref string) (error, bool) { return s.in.failures.take(ref) }
+
 // sessionID is the session's Mcp-Session-Id, "" before the server gave one.
 func (s *httpStream) sessionID() string {
 	s.mu.Lock()
@@ -476,7 +481,7 @@ func (s *httpStream) send(x *exchange) {
 			return
 		}
 		if isRequest(top) {
-			s.replyMsg(x, errorResponse(top.ID, err)) // only this call fails
+			s.replyMsg(x, errorResponse(&s.in.failures, top.ID, err)) // only this call fails
 			return
 		}
 		s.cfg.logger.Warn("mcp: http post failed", "err", err)

@@ -240,9 +240,10 @@ func (e *StreamBrokenError) Unwrap() error { return e.Err }
 
 // errorResponse is the JSON-RPC error response standing for a request that
 // failed at the HTTP level, so that only that call fails. The error itself
-// is kept aside (see failures) so that the call gets it as it was, typed.
-func errorResponse(id []byte, err error) []byte {
-	ref := failures.put(err)
+// is kept aside in t, the table of the stream's inbox, so that the call
+// gets it as it was, typed (see Connection.responseError).
+func errorResponse(t *failureTable, id []byte, err error) []byte {
+	ref := t.put(err)
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      json.RawMessage(id),
@@ -259,11 +260,10 @@ const (
 	transportRef    = "mcplug/ref"
 )
 
-// failures keeps the errors that errorResponse stands for until the
-// Connection takes them. References are random, so a server cannot name
-// one it did not cause.
-var failures = &failureTable{m: map[string]error{}}
-
+// failureTable keeps the errors that a stream's error responses stand for
+// until the Connection takes them; it lives and ends with the stream.
+// References are random, so a server cannot name one it did not cause.
+// The zero value is ready to use.
 type failureTable struct {
 	mu sync.Mutex
 	m  map[string]error
@@ -272,6 +272,9 @@ type failureTable struct {
 func (t *failureTable) put(err error) string {
 	ref := strconv.FormatUint(rand.Uint64(), 36)
 	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[string]error{}
+	}
 	t.m[ref] = err
 	t.mu.Unlock()
 	return ref
@@ -311,13 +314,27 @@ func transportFailure(msg []byte) (string, bool) {
 	return ref, ok
 }
 
-// transportError returns the error an errorResponse's data stands for.
-func transportError(data json.RawMessage) (error, bool) {
+// failureKeeper is a Stream whose error responses stand for transport
+// failures it keeps (Streamable HTTP, SSE).
+type failureKeeper interface {
+	takeFailure(ref string) (error, bool)
+}
+
+var (
+	_ failureKeeper = (*httpStream)(nil)
+	_ failureKeeper = (*sseStream)(nil)
+)
+
+// transportError returns the error an errorResponse's data stands for,
+// kept by the stream k.
+func transportError(k failureKeeper, data json.RawMessage) (error, bool) {
+	if k == nil {
+		return nil, false
+	}
 	var marker map[string]any
 	if json.Unmarshal(data, &marker) != nil || marker[transportMarker] != true {
 		return nil, false
 	}
 	ref, _ := marker[transportRef].(string)
-	err, ok := failures.take(ref)
-	return err, ok // a marker without a kept error is the server's own data
+	return k.takeFailure(ref) // a marker without a kept error is the server's own data
 }

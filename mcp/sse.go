@@ -27,6 +27,10 @@ type inbox struct {
 	wake   chan struct{}
 	closed bool
 	err    error // why the stream ended, returned once the queue is empty
+
+	// failures keeps the transport failures that error responses put
+	// here stand for (see errorResponse).
+	failures failureTable
 }
 
 func newInbox() *inbox { return &inbox{wake: make(chan struct{}, 1)} }
@@ -81,7 +85,7 @@ func (b *inbox) discard() {
 	b.queue, b.bytes = nil, 0
 	b.mu.Unlock()
 	for _, msg := range q {
-		failures.forget(msg)
+		b.failures.forget(msg)
 	}
 }
 
@@ -121,7 +125,7 @@ func (b *inbox) readObject(v any) error {
 			return nil
 		}
 		if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() {
-			bad := errorResponse(top.ID, fmt.Errorf("%w: the response does not decode: %v", ErrBadResult, err))
+			bad := errorResponse(&b.failures, top.ID, fmt.Errorf("%w: the response does not decode: %v", ErrBadResult, err))
 			if ndjson.DecodeFresh(bad, v) == nil {
 				return nil
 			}
@@ -240,6 +244,10 @@ func (t *SSETransport) Connect(ctx context.Context) (Stream, error) {
 }
 
 // sseStream is a connection over the legacy HTTP+SSE transport.
+// takeFailure returns, and forgets, the transport failure an error
+// response of the stream's stands for.
+func (s *sseStream) takeFailure(ref string) (error, bool) { return s.in.failures.take(ref) }
+
 type sseStream struct {
 	// The requests queued and not yet POSTed, and the one being POSTed:
 	// notifications/cancelled ends a request's POST, or takes it out of
@@ -471,7 +479,7 @@ func (s *sseStream) post(b []byte) {
 	}
 	fail := func(err error) {
 		if top.ID != nil && top.Method != nil { // a request: fail that call only
-			s.in.put(errorResponse(top.ID, err))
+			s.in.put(errorResponse(&s.in.failures, top.ID, err))
 		} else {
 			s.cfg.logger.Warn("mcp: sse post failed", "err", err)
 		}
