@@ -526,7 +526,7 @@ func (c *Connection) Close() error {
 // abort closes a connection whose handshake failed, without grace periods.
 func (c *Connection) abort() {
 	c.closing.Store(true)
-	if a, ok := c.stream.Stream.(interface{ abort() error }); ok {
+	if a, ok := c.stream.Stream.(aborter); ok {
 		a.abort()
 	}
 	c.Close()

@@ -114,6 +114,33 @@ type rawReader interface {
 	readRaw() ([]byte, error)
 }
 
+// aborter is a Stream that can end at once, without the grace periods of
+// Close (a child process killed): for a connection whose handshake failed.
+type aborter interface {
+	abort() error
+}
+
+// The Streams of this package and the optional interfaces each offers.
+// A Stream of the program's own offers none: it is read and written
+// through the Stream methods alone.
+var (
+	_ headerWriter  = (*httpStream)(nil)
+	_ directPoster  = (*httpStream)(nil)
+	_ rawReader     = (*httpStream)(nil)
+	_ eraCache      = (*httpStream)(nil)
+	_ sessionIDer   = (*httpStream)(nil)
+	_ failureKeeper = (*httpStream)(nil)
+	_ loggerUser    = (*httpStream)(nil)
+	_ rawReader     = (*sseStream)(nil)
+	_ failureKeeper = (*sseStream)(nil)
+	_ loggerUser    = (*sseStream)(nil)
+	_ lineIO        = (*lineStream)(nil)
+	_ loggerUser    = (*lineStream)(nil)
+	_ lineIO        = (*commandStream)(nil)
+	_ loggerUser    = (*commandStream)(nil)
+	_ aborter       = (*commandStream)(nil)
+)
+
 func newConnStream(s Stream, c *Connection) *connStream {
 	cs := &connStream{
 		Stream:    s,

@@ -320,11 +320,6 @@ type failureKeeper interface {
 	takeFailure(ref string) (error, bool)
 }
 
-var (
-	_ failureKeeper = (*httpStream)(nil)
-	_ failureKeeper = (*sseStream)(nil)
-)
-
 // transportError returns the error an errorResponse's data stands for,
 // kept by the stream k.
 func transportError(k failureKeeper, data json.RawMessage) (error, bool) {

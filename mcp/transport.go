@@ -35,6 +35,15 @@ func (f TransportFunc) Connect(ctx context.Context) (Stream, error) { return f(c
 // error only when the stream is finished: that error ends the connection.
 // WriteObject may be called concurrently. Close unblocks a pending
 // ReadObject and releases everything the stream holds.
+//
+// The Streams of this package's transports offer more than these methods
+// (raw lines, HTTP headers, answers read by their caller, kept transport
+// failures), which the Connection uses for speed and for the HTTP
+// features; a Stream that wraps one of them (to log its messages, say)
+// hides them, and is served through these three methods only: messages
+// are decoded once more, and over Streamable HTTP the tool headers
+// (Mcp-Param-*) and the session's reuse are lost. Wrap the transport's
+// byte stream or HTTP client instead.
 type Stream interface {
 	ReadObject(v any) error
 	WriteObject(obj any) error
