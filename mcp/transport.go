@@ -41,9 +41,9 @@ func (f TransportFunc) Connect(ctx context.Context) (Stream, error) { return f(c
 // failures), which the Connection uses for speed and for the HTTP
 // features; a Stream that wraps one of them (to log its messages, say)
 // hides them, and is served through these three methods only: messages
-// are decoded once more, and over Streamable HTTP the tool headers
-// (Mcp-Param-*) and the session's reuse are lost. Wrap the transport's
-// byte stream or HTTP client instead.
+// are decoded once more, and over Streamable HTTP the Connection can no
+// longer set the MCP-Protocol-Version and Mcp-Param-* headers. Wrap the
+// transport's byte stream or HTTP client instead.
 type Stream interface {
 	ReadObject(v any) error
 	WriteObject(obj any) error
