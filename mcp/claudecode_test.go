@@ -71,7 +71,7 @@ type ccCase struct {
 	from  string // "root" (default), "sub", or "link" (a symlink to root)
 	noGit bool
 	want  map[string]string // server → connected, pending, failed, absent
-	// differs names the deliberate difference (README, "Differences from
+	// differs names the deliberate difference (docs/manager.md, "Differences from
 	// Claude Code") a case shows, if it shows one.
 	differs string
 }
@@ -223,7 +223,7 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 			default:
 				differ++
 				report = append(report, "DIFFER "+line)
-				t.Errorf("mcplug and Claude Code disagree, and README names no difference: Claude Code %v, mcplug %v", theirs, ours)
+				t.Errorf("mcplug and Claude Code disagree, and docs/manager.md names no difference: Claude Code %v, mcplug %v", theirs, ours)
 			}
 		})
 	}

@@ -132,3 +132,31 @@ func ExampleServer_InjectFault() {
 	fmt.Println(errors.As(err, &rpcErr), rpcErr.Code, rpcErr.Message)
 	// Output: true -32001 overloaded
 }
+
+// A tool of the fake server is a Go function (docs/testing.md).
+func ExampleServer_AddTool() {
+	ctx := context.Background()
+
+	srv := &mcptest.Server{} // legacy; Versions: mcptest.Modern or mcptest.DualEra for the others
+	srv.AddTool(mcp.Tool{Name: "add"}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
+		var in struct{ A, B int }
+		if err := req.Bind(&in); err != nil {
+			return nil, err // a plain error is a tool error (isError)
+		}
+		return mcptest.TextResult(fmt.Sprint(in.A + in.B)), nil
+	})
+	c, err := mcp.Connect(ctx, srv.Transport(), nil) // in memory
+
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "add", map[string]any{"a": 17, "b": 25})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text())
+	// Output: 42
+}

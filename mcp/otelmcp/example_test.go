@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/mcplug/mcplug/agent"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/mcplug/mcplug/mcp/otelmcp"
@@ -29,4 +30,18 @@ func ExampleNew() {
 	}
 	fmt.Println(res.Text())
 	// Output: 42
+}
+
+// One Observer for the Manager and the agent (docs/observability.md): the
+// agent's tool calls are the parents of the MCP requests.
+func ExampleNew_agent() {
+	var cfg *mcp.Config
+	var model agent.Model
+
+	obs := otelmcp.New(nil)
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Observer: obs})
+	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{m}, Observer: obs}
+
+	defer m.Close()
+	_, _ = a.Chat(context.Background(), "17 + 25?")
 }
