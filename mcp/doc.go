@@ -2,6 +2,25 @@
 // starts or dials MCP servers, performs the handshake, and lets a Go program
 // list and call their tools.
 //
+//	t := &mcp.CommandTransport{Command: exec.Command("my-server")}
+//	c, err := mcp.Connect(ctx, t, nil) // spawn, agree on a protocol version
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//	tools, err := c.Tools(ctx)
+//	res, err := c.CallTool(ctx, "add", map[string]int{"a": 17, "b": 25})
+//	fmt.Println(res.Text()) // 42
+//
+// Many servers from the config files Claude Code reads:
+//
+//	cfg, err := mcp.LoadConfig(".")
+//	m := mcp.NewManager(cfg, nil)
+//	defer m.Close()
+//	res, err := m.CallTool(ctx, "mcp__calc__add", args)
+//
+// The guides of the repository's docs folder go further.
+//
 // # How the pieces fit
 //
 // A [Transport] opens a [Stream] of JSON-RPC messages to one server.
