@@ -156,8 +156,9 @@ func (c *Connection) roundTripWith(ctx context.Context, method string, params an
 	return raw, err
 }
 
-// answerInputs runs the handlers of the input requests, all at once, and
-// returns their answers by key once every handler has returned. A request
+// answerInputs runs the handlers of the input requests at once (as many
+// at a time as Options.MaxServerRequests allows), and returns their
+// answers by key once every handler has returned. A request
 // the client does not serve, or whose handler fails, fails the whole
 // request (the spec has no way to answer one input with an error): the
 // first to fail ends the others' ctx, and its error is returned. A
@@ -181,10 +182,20 @@ func (c *Connection) answerInputs(ctx context.Context, reqs map[string]InputRequ
 		once  sync.Once
 		first error
 	)
+	// At most as many handlers at once as the server may have requests
+	// served (Options.MaxServerRequests).
+	slots := make(chan struct{}, c.maxServerRequests())
 	for i, key := range keys {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+			case <-ctx.Done():
+				once.Do(func() { first = ctx.Err() })
+				return
+			}
 			res, err := c.answerInput(ctx, key, reqs[key])
 			if err != nil {
 				once.Do(func() { first = err; cancel() })

@@ -222,3 +222,48 @@ func TestModernTasksListenForTheirStatus(t *testing.T) {
 	assert.Positive(t, statuses.Load(), "Options.TaskStatus saw it")
 	assert.JSONEq(t, `["t1"]`, gjson(t, <-filters, "notifications", "taskIds"))
 }
+
+func TestInputsAtOnceAreBoundedByMaxServerRequests(t *testing.T) {
+	noLeaks(t)
+	f := newTaskFake(true)
+	inputs := map[string]any{}
+	for i := range 6 {
+		inputs[fmt.Sprint("k", i)] = pickRequest(fmt.Sprint(i))
+	}
+	done := map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}
+	f.script = []map[string]any{f.task("input_required", map[string]any{"inputRequests": inputs}), f.task("completed", map[string]any{"result": done})}
+	var now, most atomic.Int32
+	release := make(chan struct{})
+	c := connectWith(t, f.server().Transport(), &mcp.Options{Logger: quiet, MaxServerRequests: 2,
+		ElicitForm: func(ctx context.Context, c *mcp.Connection, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			n := now.Add(1)
+			defer now.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			select { // held until the test has seen two at once
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return picking(ctx, c, r)
+		}})
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	out := make(chan outcome, 1)
+	go func() {
+		res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
+		out <- outcome{res, err}
+	}()
+	require.Eventually(t, func() bool { return now.Load() == 2 }, 10*time.Second, time.Millisecond)
+	close(release)
+	o := <-out
+	require.NoError(t, o.err)
+	assert.Equal(t, "ok", o.res.Text())
+	assert.LessOrEqual(t, most.Load(), int32(2), "no more handlers at once than MaxServerRequests")
+	update := <-f.updates
+	for i := range 6 {
+		assert.NotEqual(t, "null", gjson(t, update, "inputResponses", fmt.Sprint("k", i)))
+	}
+}
