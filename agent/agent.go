@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -313,48 +314,43 @@ func (a *Agent) fitHistory() {
 	if limit <= 0 {
 		limit = DefaultMaxRequestBytes
 	}
+	// where is a block of a tool result: history[i].Content[j].Content[k].
+	type where struct{ i, j, k int }
 	total := 0
-	for _, m := range a.history {
-		for _, b := range m.Content {
-			if b.Type == BlockToolResult {
-				for _, c := range b.Content {
-					total += weight(c)
+	var images, texts []where // oldest first
+	for i, m := range a.history {
+		for j, b := range m.Content {
+			if b.Type != BlockToolResult {
+				continue
+			}
+			for k, c := range b.Content {
+				total += weight(c)
+				switch c.Type {
+				case BlockImage:
+					images = append(images, where{i, j, k})
+				case BlockText:
+					texts = append(texts, where{i, j, k})
 				}
 			}
 		}
 	}
-	for _, kind := range []string{BlockImage, BlockText} {
-		for i := 0; i < len(a.history) && total > limit; i++ {
-			for j := 0; j < len(a.history[i].Content) && total > limit; j++ {
-				b := a.history[i].Content[j]
-				if b.Type != BlockToolResult {
-					continue
-				}
-				for k := 0; k < len(b.Content) && total > limit; k++ {
-					c := b.Content[k]
-					if c.Type != kind {
-						continue
-					}
-					var note string
-					if kind == BlockImage {
-						note = fmt.Sprintf("[image: %s, %d bytes base64: dropped from the conversation to keep requests under %d bytes]", short(c.MediaType), len(c.Data), limit)
-					} else {
-						note = fmt.Sprintf("[tool output of %d bytes: dropped from the conversation to keep requests under %d bytes]", len(c.Text), limit)
-						if weight(Block{Type: BlockText, Text: note}) >= weight(c) {
-							continue
-						}
-					}
-					nb := Block{Type: BlockText, Text: note}
-					total += weight(nb) - weight(c)
-					b.Content = append([]Block(nil), b.Content...)
-					b.Content[k] = nb
-					m := a.history[i]
-					m.Content = append([]Block(nil), m.Content...)
-					m.Content[j] = b
-					a.history[i] = m
-				}
-			}
+	for _, w := range append(images, texts...) {
+		if total <= limit {
+			return
 		}
+		c := a.history[w.i].Content[w.j].Content[w.k]
+		note := Block{Type: BlockText, Text: fmt.Sprintf("[tool output of %d bytes: dropped from the conversation to keep requests under %d bytes]", len(c.Text), limit)}
+		if c.Type == BlockImage {
+			note.Text = fmt.Sprintf("[image: %s, %d bytes base64: dropped from the conversation to keep requests under %d bytes]", short(c.MediaType), len(c.Data), limit)
+		} else if weight(note) >= weight(c) {
+			continue
+		}
+		total += weight(note) - weight(c)
+		m := a.history[w.i]
+		m.Content = slices.Clone(m.Content)
+		m.Content[w.j].Content = slices.Clone(m.Content[w.j].Content)
+		m.Content[w.j].Content[w.k] = note
+		a.history[w.i] = m
 	}
 }
 

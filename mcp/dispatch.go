@@ -268,7 +268,7 @@ func (d *dispatcher) async(req *jsonrpc2.Request, serve func(ctx context.Context
 		hctx, end := ctx, func(Outcome) {}
 		if o := c.opts.Observer; o != nil {
 			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
-			op.RequestID = key
+			op.RequestID = peerRequestID(key)
 			hctx, end = o.StartHandler(ctx, op, stringMeta(params(req)))
 		}
 		result, rpcErr := serve(hctx)

@@ -88,13 +88,16 @@ func streamBroken(err error) bool {
 var inputRequiredType = []byte(`"input_required"`)
 
 // isInputRequired reports whether a result's resultType is
-// "input_required" (absent means "complete"). It looks at the top-level
-// members only and allocates nothing.
-func isInputRequired(raw []byte) bool {
+// "input_required" (absent means "complete").
+func isInputRequired(raw []byte) bool { return memberIs(raw, "resultType", inputRequiredType) }
+
+// memberIs reports whether the top-level member key of the object raw is
+// the JSON value want, byte for byte. It allocates nothing.
+func memberIs(raw []byte, key string, want []byte) bool {
 	found := false
-	ndjson.Members(raw, func(key, v []byte) bool {
-		if string(key) == "resultType" {
-			found = bytes.Equal(v, inputRequiredType)
+	ndjson.Members(raw, func(k, v []byte) bool {
+		if string(k) == key {
+			found = bytes.Equal(v, want)
 			return false
 		}
 		return true

@@ -8,8 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-
-	"github.com/mcplug/mcplug/internal/ndjson"
+	"strings"
 )
 
 // An Observer sees what a Connection sends and what it serves, for
@@ -35,8 +34,9 @@ type Observer interface {
 
 	// StartHandler is called when the server sends a request the
 	// Connection serves with a handler (sampling, elicitation, a task's
-	// result). meta holds the string members of the request's _meta
-	// (trace context); the ctx returned is the handler's.
+	// result). meta holds the unprefixed string members of the request's
+	// _meta (trace context; at most 16, of at most 8 KiB each); the ctx
+	// returned is the handler's.
 	StartHandler(ctx context.Context, op *Operation, meta map[string]string) (context.Context, func(Outcome))
 
 	// StartSession is called once the handshake has succeeded; end is
@@ -186,7 +186,17 @@ func metaMembers(m map[string]string) []byte {
 	return b
 }
 
-// stringMeta returns the string members of a request's params._meta.
+// Bounds of what a server's request hands an Observer. Trace context is a
+// few short unprefixed strings (W3C baggage: at most 8,192 bytes).
+const (
+	maxMetaKeys  = 16
+	maxMetaValue = 8192
+	maxPeerID    = 128 // a server request's id, in Operation.RequestID
+)
+
+// stringMeta returns the unprefixed string members of a request's
+// params._meta (the protocol's own keys are DNS-prefixed), at most
+// maxMetaKeys of at most maxMetaValue bytes.
 func stringMeta(params json.RawMessage) map[string]string {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
@@ -196,26 +206,31 @@ func stringMeta(params json.RawMessage) map[string]string {
 	}
 	out := map[string]string{}
 	for k, v := range p.Meta {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			out[k] = s
+		if len(out) == maxMetaKeys {
+			break
 		}
+		var s string
+		if strings.Contains(k, "/") || len(v) > maxMetaValue+2 || json.Unmarshal(v, &s) != nil || len(s) > maxMetaValue {
+			continue
+		}
+		out[k] = s
 	}
 	return out
 }
 
-// isToolError reports whether a raw tools/call result has isError set.
-func isToolError(raw []byte) bool {
-	found := false
-	ndjson.Members(raw, func(k, v []byte) bool {
-		if string(k) == "isError" {
-			found = string(v) == "true"
-			return false
-		}
-		return true
-	})
-	return found
+// peerRequestID is a server request's id as an Operation says it, cut at
+// maxPeerID bytes.
+func peerRequestID(id string) string {
+	if len(id) > maxPeerID {
+		return strings.ToValidUTF8(id[:maxPeerID], "")
+	}
+	return id
 }
+
+// isToolError reports whether a raw tools/call result has isError set.
+func isToolError(raw []byte) bool { return memberIs(raw, "isError", trueValue) }
+
+var trueValue = []byte("true")
 
 // namedObserver is a Manager's Observer for one server: it names the
 // server in every Operation.

@@ -157,7 +157,7 @@ func (d *dispatcher) serveAsTask(req *jsonrpc2.Request, tr *taskRequest, serve f
 		hctx, end := ctx, func(Outcome) {}
 		if o := c.opts.Observer; o != nil {
 			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
-			op.RequestID, op.TaskID = req.ID.String(), t.id
+			op.RequestID, op.TaskID = peerRequestID(req.ID.String()), t.id
 			hctx, end = o.StartHandler(ctx, op, stringMeta(params(req)))
 		}
 		result, rpcErr := serve(hctx)

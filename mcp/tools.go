@@ -190,37 +190,26 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if asked || (c.meta.Load() != nil && !c.opts.DisableTasks) {
 		// A task handle: asked for (2025-11-25), or the server's choice
 		// (2026-07-28).
-		t, isTask, err := c.taskHandle(raw)
-		if err != nil {
-			return nil, wrap("tools/call", err)
-		}
-		if isTask {
-			if progress == nil {
-				if o := callOptionsFrom(ctx); o != nil {
-					progress = o.Progress
-				}
-			}
-			if raw, err = c.followTask(ctx, t, progress, budget); err != nil {
-				return nil, err
-			}
+		if raw, _, err = c.followIfTask(ctx, raw, progress, budget, false); err != nil {
+			return nil, err
 		}
 	}
-	if err := requireObject(raw); err != nil {
-		return nil, wrap("tools/call", err)
-	}
-	res, err := decodeCallToolResult(raw) // raw is ours: the connection copied it
+	res, err := decodeToolResult(raw) // raw is ours: the connection copied it
 	if err != nil {
-		return nil, wrap("tools/call", err)
+		return nil, err
 	}
 	if !asked && len(res.Content) == 0 && res.StructuredContent == nil && c.meta.Load() == nil {
 		// A 2025-11-25 server that answers a call it was not asked to make
 		// a task with a task handle: follow it rather than lose the work.
-		if res, err = c.unaskedTask(ctx, raw, budget); err != nil {
+		followed, isTask, err := c.followIfTask(ctx, raw, progress, budget, true)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := checkContent(res.Content); err != nil {
-		return nil, wrap("tools/call", err)
+		if isTask {
+			if res, err = decodeToolResult(followed); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := c.schemas.validate(ctx, name, res); err != nil {
 		return nil, err
@@ -228,36 +217,29 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	return res, nil
 }
 
-// unaskedTask returns the result of a 2025-11-25 tools/call answered with
-// a task handle although no task was asked for: the task's result, once
-// it ends; raw decoded as is when it is no task handle. With tasks turned
-// off, such an answer is an ErrBadResult.
-func (c *Connection) unaskedTask(ctx context.Context, raw []byte, budget *inputBudget) (*CallToolResult, error) {
+// followIfTask follows the task that raw, a tools/call result, is a handle
+// of, and returns the task's raw result; raw itself when it is no handle.
+// unasked is a 2025-11-25 handle for a call that asked for no task, an
+// ErrBadResult with tasks turned off.
+func (c *Connection) followIfTask(ctx context.Context, raw []byte, progress func(Progress), budget *inputBudget, unasked bool) ([]byte, bool, error) {
 	t, isTask, err := c.taskHandle(raw)
 	switch {
 	case err != nil:
-		return nil, wrap("tools/call", err)
+		return nil, false, wrap("tools/call", err)
 	case !isTask:
-		return decodeCallToolResult(raw)
-	case c.opts.DisableTasks:
-		return nil, wrap("tools/call", fmt.Errorf("%w: a task handle, with tasks turned off", ErrBadResult))
+		return raw, false, nil
+	case unasked && c.opts.DisableTasks:
+		return nil, false, wrap("tools/call", fmt.Errorf("%w: a task handle, with tasks turned off", ErrBadResult))
+	case unasked:
+		c.logger.Debug("mcp: the server answered a call with a task it was not asked for; following it", "task", t.ID)
 	}
-	c.logger.Debug("mcp: the server answered a call with a task it was not asked for; following it", "task", t.ID)
-	var progress func(Progress)
-	if o := callOptionsFrom(ctx); o != nil {
-		progress = o.Progress
+	if progress == nil {
+		if o := callOptionsFrom(ctx); o != nil {
+			progress = o.Progress
+		}
 	}
-	if raw, err = c.followTask(ctx, t, progress, budget); err != nil {
-		return nil, err
-	}
-	if err := requireObject(raw); err != nil {
-		return nil, wrap("tools/call", err)
-	}
-	res, err := decodeCallToolResult(raw)
-	if err != nil {
-		return nil, wrap("tools/call", err)
-	}
-	return res, nil
+	raw, err = c.followTask(ctx, t, progress, budget)
+	return raw, true, err
 }
 
 // isCode reports whether err is the server's JSON-RPC error code.

@@ -290,15 +290,24 @@ func TestAServerRequestRunsUnderItsTraceContext(t *testing.T) {
 	defer c.Close()
 	<-ready
 	const traceID, spanID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	require.NoError(t, session.Request("s1", "sampling/createMessage", map[string]any{"maxTokens": 5,
-		"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}},
-		"_meta":    map[string]any{"traceparent": "00-" + traceID + "-" + spanID + "-01"}}))
-	select {
-	case m := <-answered:
-		require.Nil(t, m.Error)
-	case <-time.After(30 * time.Second):
-		t.Fatal("no answer to the sampling request")
+	// sample sends the client a sampling request in the trace of spanID
+	// (run as a task of the client's when asTask) and waits for its answer.
+	sample := func(t *testing.T, asTask bool) {
+		params := map[string]any{"maxTokens": 5,
+			"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}},
+			"_meta":    map[string]any{"traceparent": "00-" + traceID + "-" + spanID + "-01"}}
+		if asTask {
+			params["task"] = map[string]any{}
+		}
+		require.NoError(t, session.Request("s1", "sampling/createMessage", params))
+		select {
+		case m := <-answered:
+			require.Nil(t, m.Error)
+		case <-time.After(30 * time.Second):
+			t.Fatal("no answer to the sampling request")
+		}
 	}
+	sample(t, false)
 	assert.Equal(t, traceID, seen.TraceID().String(), "the handler runs in the server's trace")
 	handler := tm.span(t, "sampling/createMessage")
 	assert.Equal(t, trace.SpanKindServer, handler.SpanKind)
@@ -308,15 +317,7 @@ func TestAServerRequestRunsUnderItsTraceContext(t *testing.T) {
 
 	t.Run("also run as a task of the client's", func(t *testing.T) {
 		tm.spans.Reset()
-		require.NoError(t, session.Request("s1", "sampling/createMessage", map[string]any{"maxTokens": 5, "task": map[string]any{},
-			"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}},
-			"_meta":    map[string]any{"traceparent": "00-" + traceID + "-" + spanID + "-01"}}))
-		select {
-		case m := <-answered:
-			require.Nil(t, m.Error)
-		case <-time.After(30 * time.Second):
-			t.Fatal("no answer to the sampling request")
-		}
+		sample(t, true)
 		require.Eventually(t, func() bool { // the task runs after its answer
 			for _, s := range tm.spans.GetSpans() {
 				if s.Name == "sampling/createMessage" {
@@ -457,4 +458,30 @@ func TestATransportFailureIsAnErrorSpan(t *testing.T) {
 	assert.True(t, lost, "a session the server ended is a failed one")
 	assert.Equal(t, "connection_closed", v.AsString())
 	c.Close()
+}
+
+func TestWhatAServerSuppliesIsBoundedInSpans(t *testing.T) {
+	tm := newTelemetry(t)
+	long := strings.Repeat("é", 3000) // 6,000 bytes
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"resources/read": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Reply(m.ID, map[string]any{"contents": []any{map[string]any{"uri": "https://docs.example/a", "text": "doc"}}})
+		},
+		"tools/call": func(s *mcptest.Session, m *mcptest.Message) { s.ReplyError(m.ID, -32050, long) },
+	}}
+	c, err := mcp.Connect(ctxTimeout(t), srv.Transport(), &mcp.Options{Observer: tm.obs})
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.ReadResource(ctxTimeout(t), &mcp.ReadResourceParams{URI: "https://docs.example/a?token=s3cret"})
+	require.NoError(t, err)
+	_, err = c.CallTool(ctxTimeout(t), "loud", nil)
+	require.Error(t, err)
+
+	uri := attrs(tm.span(t, "resources/read"))["mcp.resource.uri"]
+	assert.Contains(t, uri, "https://docs.example/a?token=")
+	assert.NotContains(t, uri, "s3cret", "a query value can be a secret")
+	desc := tm.span(t, "tools/call loud").Status.Description
+	assert.LessOrEqual(t, len(desc), 1024+len("…"), "the server's message is cut")
+	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(desc, "…")), "cut on a character")
+	assert.Equal(t, "-32050", attrs(tm.span(t, "tools/call loud"))["error.type"])
 }

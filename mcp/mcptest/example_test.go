@@ -13,17 +13,18 @@ import (
 // A test of code that calls an MCP tool: the fake server's tool is a Go
 // function, and the client connects to it in memory.
 func Example() {
-	srv := &mcptest.Server{}
+	ctx := context.Background()
+
+	srv := &mcptest.Server{} // legacy; Versions: mcptest.Modern or mcptest.DualEra for the others
 	srv.AddTool(mcp.Tool{Name: "add"}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
 		var in struct{ A, B int }
 		if err := req.Bind(&in); err != nil {
-			return nil, err
+			return nil, err // a plain error is a tool error (isError)
 		}
 		return mcptest.TextResult(fmt.Sprint(in.A + in.B)), nil
 	})
+	c, err := mcp.Connect(ctx, srv.Transport(), nil) // in memory
 
-	ctx := context.Background()
-	c, err := mcp.Connect(ctx, srv.Transport(), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -131,32 +132,4 @@ func ExampleServer_InjectFault() {
 	var rpcErr *mcp.Error
 	fmt.Println(errors.As(err, &rpcErr), rpcErr.Code, rpcErr.Message)
 	// Output: true -32001 overloaded
-}
-
-// A tool of the fake server is a Go function (docs/testing.md).
-func ExampleServer_AddTool() {
-	ctx := context.Background()
-
-	srv := &mcptest.Server{} // legacy; Versions: mcptest.Modern or mcptest.DualEra for the others
-	srv.AddTool(mcp.Tool{Name: "add"}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
-		var in struct{ A, B int }
-		if err := req.Bind(&in); err != nil {
-			return nil, err // a plain error is a tool error (isError)
-		}
-		return mcptest.TextResult(fmt.Sprint(in.A + in.B)), nil
-	})
-	c, err := mcp.Connect(ctx, srv.Transport(), nil) // in memory
-
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer c.Close()
-	res, err := c.CallTool(ctx, "add", map[string]any{"a": 17, "b": 25})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(res.Text())
-	// Output: 42
 }

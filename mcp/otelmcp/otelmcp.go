@@ -19,13 +19,14 @@
 //
 // Attributes: mcp.method.name, jsonrpc.request.id, gen_ai.tool.name and
 // gen_ai.operation.name (execute_tool) for tools/call, gen_ai.prompt.name,
-// mcp.resource.uri, mcp.protocol.version, mcp.session.id,
+// mcp.resource.uri (query values redacted), mcp.protocol.version, mcp.session.id,
 // network.transport (pipe for stdio, tcp for HTTP), server.address,
 // server.port, and mcplug.server.name (a Manager's name of the server) and
 // mcplug.task.id where they apply. A failed operation has error.type (the
 // JSON-RPC error code, tool_error for a result with isError, timeout,
-// cancelled, connection_closed, or the Go error's type) and an error status; a JSON-RPC
-// error's code is rpc.response.status_code too. The metrics leave out
+// cancelled, connection_closed, or the Go error's type) and an error status
+// (the message, cut at 1 KiB); a JSON-RPC error's code is
+// rpc.response.status_code too. The metrics leave out
 // what is unbounded (ids, URIs).
 package otelmcp
 
@@ -34,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -44,6 +46,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcplug/mcplug/agent"
+	"github.com/mcplug/mcplug/internal/redact"
 	"github.com/mcplug/mcplug/mcp"
 )
 
@@ -107,20 +110,13 @@ func New(opts *Options) *Observer {
 // returns the trace context to carry in its _meta.
 func (o *Observer) StartOperation(ctx context.Context, op *mcp.Operation) (context.Context, map[string]string, func(mcp.Outcome)) {
 	start := time.Now()
-	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(spanAttributes(op)...))
+	attrs := metricAttributes(op)
+	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(append(spanOnly(op), attrs...)...))
 	carrier := propagation.MapCarrier{}
 	o.prop.Inject(ctx, carrier)
 	return ctx, carrier, func(out mcp.Outcome) {
-		attrs := metricAttributes(op)
-		if errType, code, msg := failure(out); errType != "" {
-			more := []attribute.KeyValue{attribute.String("error.type", errType)}
-			if code != "" {
-				more = append(more, attribute.String("rpc.response.status_code", code))
-			}
-			span.SetAttributes(more...)
-			span.SetStatus(codes.Error, msg)
-			attrs = append(attrs, more...)
-		}
+		attrs = append(attrs, fail(span, out)...)
 		span.End()
 		o.ops.Record(context.WithoutCancel(ctx), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 	}
@@ -132,15 +128,10 @@ func (o *Observer) StartHandler(ctx context.Context, op *mcp.Operation, meta map
 	if len(meta) > 0 {
 		ctx = o.prop.Extract(ctx, propagation.MapCarrier(meta))
 	}
-	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(spanAttributes(op)...))
+	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(append(spanOnly(op), metricAttributes(op)...)...))
 	return ctx, func(out mcp.Outcome) {
-		if errType, code, msg := failure(out); errType != "" {
-			span.SetAttributes(attribute.String("error.type", errType))
-			if code != "" {
-				span.SetAttributes(attribute.String("rpc.response.status_code", code))
-			}
-			span.SetStatus(codes.Error, msg)
-		}
+		fail(span, out)
 		span.End()
 	}
 }
@@ -150,11 +141,10 @@ func (o *Observer) StartSession(op *mcp.Operation) func(error) {
 	start := time.Now()
 	attrs := metricAttributes(op)
 	return func(err error) {
-		a := attrs
 		if errType, _, _ := failure(mcp.Outcome{Err: err}); errType != "" {
-			a = append(a, attribute.String("error.type", errType))
+			attrs = append(attrs, attribute.String("error.type", errType))
 		}
-		o.sessions.Record(context.Background(), time.Since(start).Seconds(), metric.WithAttributes(a...))
+		o.sessions.Record(context.Background(), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 	}
 }
 
@@ -162,14 +152,14 @@ func (o *Observer) StartSession(op *mcp.Operation) func(error) {
 func (o *Observer) StartChat(ctx context.Context) (context.Context, func(error)) {
 	ctx, span := o.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "invoke_agent")))
-	return ctx, func(err error) { endSpan(span, err) }
+	return ctx, func(err error) { fail(span, mcp.Outcome{Err: err}); span.End() }
 }
 
 // StartTurn starts the span of one model request of a Chat.
 func (o *Observer) StartTurn(ctx context.Context, step int) (context.Context, func(error)) {
 	ctx, span := o.tracer.Start(ctx, "chat", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.Int("mcplug.agent.step", step)))
-	return ctx, func(err error) { endSpan(span, err) }
+	return ctx, func(err error) { fail(span, mcp.Outcome{Err: err}); span.End() }
 }
 
 // StartToolCall starts the span of a tool call the model asked for; the
@@ -178,22 +168,33 @@ func (o *Observer) StartToolCall(ctx context.Context, name string) (context.Cont
 	ctx, span := o.tracer.Start(ctx, "execute_tool "+name, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", name)))
 	return ctx, func(isError bool, err error) {
-		if err == nil && isError {
-			span.SetAttributes(attribute.String("error.type", "tool_error"))
-			span.SetStatus(codes.Error, "the tool's result is an error")
-			span.End()
-			return
-		}
-		endSpan(span, err)
+		fail(span, mcp.Outcome{Err: err, ToolError: isError})
+		span.End()
 	}
 }
 
-func endSpan(span trace.Span, err error) {
-	if errType, _, msg := failure(mcp.Outcome{Err: err}); errType != "" {
-		span.SetAttributes(attribute.String("error.type", errType))
-		span.SetStatus(codes.Error, msg)
+// maxDescription bounds a span's status description: a server's error
+// message can be as long as a message may be.
+const maxDescription = 1024
+
+// fail marks span failed when out is a failure (error.type,
+// rpc.response.status_code, an error status) and returns the attributes
+// it set, for the metric.
+func fail(span trace.Span, out mcp.Outcome) []attribute.KeyValue {
+	errType, code, msg := failure(out)
+	if errType == "" {
+		return nil
 	}
-	span.End()
+	attrs := []attribute.KeyValue{attribute.String("error.type", errType)}
+	if code != "" {
+		attrs = append(attrs, attribute.String("rpc.response.status_code", code))
+	}
+	if len(msg) > maxDescription {
+		msg = strings.ToValidUTF8(msg[:maxDescription], "") + "…"
+	}
+	span.SetAttributes(attrs...)
+	span.SetStatus(codes.Error, msg)
+	return attrs
 }
 
 // spanName is "{mcp.method.name} {target}", the target a tool or prompt.
@@ -207,13 +208,15 @@ func spanName(op *mcp.Operation) string {
 	return op.Method
 }
 
-func spanAttributes(op *mcp.Operation) []attribute.KeyValue {
-	attrs := metricAttributes(op)
+// spanOnly are the operation's attributes that a metric leaves out: ids
+// and URIs, unbounded. A resource URI's query values are redacted.
+func spanOnly(op *mcp.Operation) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
 	if op.RequestID != "" {
 		attrs = append(attrs, attribute.String("jsonrpc.request.id", op.RequestID))
 	}
 	if op.ResourceURI != "" {
-		attrs = append(attrs, attribute.String("mcp.resource.uri", op.ResourceURI))
+		attrs = append(attrs, attribute.String("mcp.resource.uri", redact.URL(op.ResourceURI)))
 	}
 	if op.SessionID != "" {
 		attrs = append(attrs, attribute.String("mcp.session.id", op.SessionID))
