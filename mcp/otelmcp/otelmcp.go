@@ -110,13 +110,14 @@ func New(opts *Options) *Observer {
 // returns the trace context to carry in its _meta.
 func (o *Observer) StartOperation(ctx context.Context, op *mcp.Operation) (context.Context, map[string]string, func(mcp.Outcome)) {
 	start := time.Now()
-	attrs := metricAttributes(op)
-	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(append(spanOnly(op), attrs...)...))
+	all := metricAttributes(op)
+	n := len(all) // the metric's are the first n
+	all = appendSpanOnly(all, op)
+	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(all...))
 	carrier := propagation.MapCarrier{}
 	o.prop.Inject(ctx, carrier)
 	return ctx, carrier, func(out mcp.Outcome) {
-		attrs = append(attrs, fail(span, out)...)
+		attrs := append(all[:n:n], fail(span, out)...)
 		span.End()
 		o.ops.Record(context.WithoutCancel(ctx), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 	}
@@ -129,7 +130,7 @@ func (o *Observer) StartHandler(ctx context.Context, op *mcp.Operation, meta map
 		ctx = o.prop.Extract(ctx, propagation.MapCarrier(meta))
 	}
 	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(append(spanOnly(op), metricAttributes(op)...)...))
+		trace.WithAttributes(appendSpanOnly(metricAttributes(op), op)...))
 	return ctx, func(out mcp.Outcome) {
 		fail(span, out)
 		span.End()
@@ -208,10 +209,10 @@ func spanName(op *mcp.Operation) string {
 	return op.Method
 }
 
-// spanOnly are the operation's attributes that a metric leaves out: ids
-// and URIs, unbounded. A resource URI's query values are redacted.
-func spanOnly(op *mcp.Operation) []attribute.KeyValue {
-	var attrs []attribute.KeyValue
+// appendSpanOnly appends the operation's attributes that a metric leaves
+// out: ids and URIs, unbounded. A resource URI's query values are
+// redacted.
+func appendSpanOnly(attrs []attribute.KeyValue, op *mcp.Operation) []attribute.KeyValue {
 	if op.RequestID != "" {
 		attrs = append(attrs, attribute.String("jsonrpc.request.id", op.RequestID))
 	}
@@ -229,7 +230,7 @@ func spanOnly(op *mcp.Operation) []attribute.KeyValue {
 
 // metricAttributes are the operation's attributes of bounded cardinality.
 func metricAttributes(op *mcp.Operation) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 12)
+	attrs := make([]attribute.KeyValue, 0, 16) // room for the span's own
 	if op.Method != "" {
 		attrs = append(attrs, attribute.String("mcp.method.name", op.Method))
 	}
