@@ -39,9 +39,12 @@ const (
 // So the probe races: server/discover and ping go out together; a ping
 // answered while discover is not (pingGrace later) means a live server
 // that ignored discover, and nothing answered within probeTimeout means
-// initialize is sent beside the pending discover. Whichever handshake is
-// answered first decides, so a slow modern server's late discover answer
-// is used, never dropped, and the probe is bounded only by the Connect ctx.
+// initialize is sent beside the pending discover. A slow modern server's
+// late discover answer is used, never dropped, and the probe is bounded
+// only by the Connect ctx. A slow dual-era server reads both at once and
+// may answer initialize first (its handlers run concurrently): when it
+// was silent until then, its discover answer is awaited for pingGrace
+// more, and a DiscoverResult within it is preferred.
 var (
 	probeTimeout = 3 * time.Second
 	pingGrace    = 200 * time.Millisecond
@@ -197,13 +200,21 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 	timer := time.NewTimer(probeTimeout)
 	defer timer.Stop()
 	var init chan asyncAnswer // the initialize sent beside discover, if it was
-	var initErr error         // its refusal, while discover may still answer
+	var initSent bool
+	var initErr error          // its refusal, while discover may still answer
+	var held *InitializeResult // its acceptance, while discover may still answer
+	silent := true             // nothing answered before initialize was sent
 	why := "no answer to server/discover within " + probeTimeout.String()
 	sendInit := func() {
-		if init == nil && initErr == nil {
+		if !initSent {
+			initSent = true
 			c.setVersion("")
 			init = c.async(probes, "initialize", c.initializeParams(LatestLegacyVersion))
 		}
+	}
+	legacy := func(res *InitializeResult) (bool, error) {
+		c.logger.Info("mcp: speaking the legacy protocol", "version", res.ProtocolVersion, "reason", why)
+		return true, c.initialized(ctx, res)
 	}
 	for {
 		select {
@@ -217,10 +228,13 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			if supported, ok := unsupportedVersion(a.err); ok {
 				listed = supported
 			}
-			if v, ok := choose(listed, c.opts.ProtocolVersion); ok && !IsModern(v) && init != nil {
+			if v, ok := choose(listed, c.opts.ProtocolVersion); ok && !IsModern(v) && initSent {
 				// Legacy only, and the initialize that would follow is
 				// under way already: its answer decides.
 				why = "server/discover lists only legacy versions"
+				if held != nil {
+					return legacy(held)
+				}
 				continue
 			}
 			if a.err == nil {
@@ -240,27 +254,40 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 				return true, a.err
 			}
 			why = "server/discover failed: " + a.err.Error()
-			if initErr != nil {
+			switch {
+			case held != nil:
+				return legacy(held)
+			case initErr != nil:
 				return true, initErr
 			}
 			sendInit()
 		case <-ping:
 			ping = nil
-			if discover != nil && init == nil {
+			if !initSent {
+				silent = false
+			}
+			if discover != nil && !initSent {
 				// Alive, and discover is not answered: a server that
 				// handles requests in order ignored it.
 				why = "the server answered ping, not server/discover"
 				timer.Reset(pingGrace)
 			}
 		case <-timer.C:
+			if held != nil { // discover stayed unanswered
+				return legacy(held)
+			}
 			sendInit()
 		case a := <-init:
 			init = nil
 			if a.err == nil {
 				var res InitializeResult
 				if a.err = c.decode("initialize", a.raw, &res); a.err == nil {
-					c.logger.Info("mcp: speaking the legacy protocol", "version", res.ProtocolVersion, "reason", why)
-					return true, c.initialized(ctx, &res)
+					if discover == nil || !silent {
+						return legacy(&res)
+					}
+					held = &res
+					timer.Reset(pingGrace)
+					continue
 				}
 			}
 			initErr = wrap("initialize", a.err)

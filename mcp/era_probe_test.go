@@ -32,6 +32,26 @@ func slowStart(srv *mcptest.Server, d time.Duration) *mcptest.Server {
 
 func ignore(*mcptest.Session, *mcptest.Message) {}
 
+// lateDiscover answers server/discover d after it arrives, as a server
+// does whose handlers run concurrently: a request read after it may be
+// answered first.
+func lateDiscover(d time.Duration) mcptest.Handler {
+	return func(s *mcptest.Session, m *mcptest.Message) {
+		go func() {
+			select {
+			case <-time.After(d):
+			case <-s.Context().Done():
+				return
+			}
+			s.Reply(m.ID, map[string]any{
+				"supportedVersions": mcptest.DualEra,
+				"capabilities":      map[string]any{"tools": map[string]any{}},
+				"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "late", "version": "1"}},
+			})
+		}()
+	}
+}
+
 // The probe's waits are measured in the fake time of testing/synctest, so
 // they do not depend on the machine's speed.
 func TestEraProbe(t *testing.T) {
@@ -50,6 +70,24 @@ func TestEraProbe(t *testing.T) {
 		{name: "a dual-era server that starts in 5 s too, though initialize went out beside the probe",
 			srv:  func() *mcptest.Server { return slowStart(&mcptest.Server{Versions: mcptest.DualEra}, 5*time.Second) },
 			want: "2026-07-28", took: 5 * time.Second, initSent: 1, reason: "modern"},
+		{name: "a slow dual-era server that answers initialize first and discover 100 ms later is spoken to in 2026-07-28",
+			srv: func() *mcptest.Server {
+				return slowStart(&mcptest.Server{Versions: mcptest.DualEra,
+					Handlers: map[string]mcptest.Handler{"server/discover": lateDiscover(100 * time.Millisecond)}}, 5*time.Second)
+			},
+			want: "2026-07-28", took: 5*time.Second + 100*time.Millisecond, initSent: 1, reason: "modern"},
+		{name: "a slow dual-era server whose discover answer comes more than 200 ms after initialize's is spoken to in 2025-11-25",
+			srv: func() *mcptest.Server {
+				return slowStart(&mcptest.Server{Versions: mcptest.DualEra,
+					Handlers: map[string]mcptest.Handler{"server/discover": lateDiscover(time.Second)}}, 5*time.Second)
+			},
+			want: "2025-11-25", took: 5*time.Second + 200*time.Millisecond, initSent: 1, reason: "no answer to server/discover within 3s"},
+		{name: "a dual-era server that answered ping before initialize is not waited for",
+			srv: func() *mcptest.Server {
+				return &mcptest.Server{Versions: mcptest.DualEra,
+					Handlers: map[string]mcptest.Handler{"server/discover": lateDiscover(time.Second)}}
+			},
+			want: "2025-11-25", took: 200 * time.Millisecond, initSent: 1, reason: "answered ping"},
 		{name: "a pinned modern version waits for a slow server",
 			srv:    func() *mcptest.Server { return slowStart(&mcptest.Server{Versions: mcptest.Modern}, 5*time.Second) },
 			pinned: "2026-07-28", want: "2026-07-28", took: 5 * time.Second, initSent: 0},
@@ -69,11 +107,11 @@ func TestEraProbe(t *testing.T) {
 				return &mcptest.Server{Handlers: map[string]mcptest.Handler{"server/discover": ignore}}
 			},
 			want: "2025-11-25", took: 200 * time.Millisecond, initSent: 1, reason: "answered ping"},
-		{name: "a legacy server that ignores the probe and ping costs 3 s",
+		{name: "a legacy server that ignores the probe and ping costs 3.2 s (the wait for a late discover answer included)",
 			srv: func() *mcptest.Server {
 				return &mcptest.Server{Handlers: map[string]mcptest.Handler{"server/discover": ignore, "ping": ignore}}
 			},
-			want: "2025-11-25", took: 3 * time.Second, initSent: 1, reason: "no answer to server/discover within 3s"},
+			want: "2025-11-25", took: 3*time.Second + 200*time.Millisecond, initSent: 1, reason: "no answer to server/discover within 3s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

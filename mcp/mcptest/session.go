@@ -46,6 +46,10 @@ func (s *Session) end() {
 	s.wg.Wait()
 }
 
+// Context ends when the session does: a handler that answers later, from
+// a goroutine of its own, ends that goroutine with it.
+func (s *Session) Context() context.Context { return s.ctx }
+
 // track and untrack keep the stream sessions that notifications reach.
 func (srv *Server) track(s *Session) {
 	srv.mu.Lock()
