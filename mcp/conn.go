@@ -259,7 +259,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, erro
 			c.endSession()
 		}
 	}
-	c.startListening()
+	c.era().listen(c)
 	return c, nil
 }
 
@@ -302,10 +302,7 @@ func (c *Connection) Call(ctx context.Context, method string, params, result any
 // Ping checks that the server answers: ping on a legacy server; on a
 // modern one, which has no ping, server/discover.
 func (c *Connection) Ping(ctx context.Context) error {
-	if c.meta.Load() != nil {
-		return c.callObject(ctx, "server/discover", nil, nil)
-	}
-	return c.callObject(ctx, "ping", nil, nil)
+	return c.era().ping(ctx, c)
 }
 
 // callObject is call for the spec's methods: params may be a typed nil
@@ -422,8 +419,8 @@ func (c *Connection) write(ctx context.Context, id uint64, method string, params
 	bp := requestBufPool.Get().(*[]byte)
 	defer requestBufPool.Put(bp)
 	var meta []byte
-	if m := c.meta.Load(); m != nil && id != 0 {
-		meta = m.fields
+	if id != 0 {
+		meta = c.era().requestMeta()
 	}
 	if extra != nil {
 		if meta == nil {

@@ -171,8 +171,8 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 		defer d.requestDone() // answered right here; async ones count down when they end
 	}
 	var asTask *taskRequest
-	if async && req.Method != "tasks/result" && !c.opts.DisableTasks && c.meta.Load() == nil {
-		asTask = taskMember(params(req))
+	if async && req.Method != "tasks/result" {
+		asTask = c.era().servedTask(c, req)
 	}
 	switch req.Method {
 	case "ping":

@@ -210,7 +210,7 @@ func (c *Connection) elicit(ctx context.Context, params json.RawMessage) (any, *
 		if c.opts.ElicitURL == nil {
 			return nil, &Error{Code: CodeInvalidParams, Message: "this client does not support url-mode elicitation"}
 		}
-		if req.URL == "" || (req.ElicitationID == "" && !c.Modern()) { // 2026-07-28 dropped elicitationId
+		if req.URL == "" || (req.ElicitationID == "" && c.era().elicitationIDs()) { // 2026-07-28 dropped elicitationId
 			return nil, &Error{Code: CodeInvalidParams, Message: "url-mode elicitation needs url and elicitationId"}
 		}
 		res, err := c.opts.ElicitURL(ctx, c, &req)

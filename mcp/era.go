@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Error codes the modern revision (2026-07-28) defines.
@@ -486,11 +488,66 @@ func (c *Connection) clientInfo() Implementation {
 	return Implementation{Name: "mcplug", Version: Version}
 }
 
-// requestMeta is what a modern Connection adds to every request's _meta:
-// the members, encoded once, without the braces.
-type requestMeta struct {
-	version string
-	fields  []byte
+// An era is what the protocol's two eras do differently: legacy (the
+// initialize handshake) and modern (per-request metadata). The handshake
+// picks one per Connection (a refused version may change it); the
+// features ask c.era() and read in one era each.
+type era interface {
+	// requestMeta is what every request adds to its _meta: members
+	// without the braces, nil for none.
+	requestMeta() []byte
+	ping(ctx context.Context, c *Connection) error
+	setLoggingLevel(ctx context.Context, c *Connection, level LoggingLevel) error
+	subscribe(ctx context.Context, c *Connection, params *SubscribeParams, on bool) error
+	// rootsChanged tells the server that SetRoots changed the roots.
+	rootsChanged(ctx context.Context, c *Connection) error
+	// listen opens, restarts or ends subscriptions/listen for what the
+	// Connection follows now.
+	listen(c *Connection)
+
+	// keepTools keeps a complete tools/list (as of generation gen, its
+	// pages' shortest ttl) as long as it stays true.
+	keepTools(c *Connection, tools []Tool, gen uint64, ttl time.Duration)
+	// mirrorsToolHeaders reports whether a tool call's x-mcp-header
+	// arguments go in HTTP headers too.
+	mirrorsToolHeaders(c *Connection) bool
+	// roundTrip sends a request and returns its complete raw result,
+	// answering what the server asks for meanwhile within budget (made
+	// when the server first asks, if nil; returned).
+	roundTrip(ctx context.Context, c *Connection, method string, params any, budget *inputBudget) ([]byte, *inputBudget, error)
+
+	// needsTask reports whether a call to the tool must ask for a task.
+	needsTask(ctx context.Context, c *Connection, name string) bool
+	// taskCall is the params of a call that StartToolTask makes a task.
+	taskCall(ctx context.Context, c *Connection, name string, arguments []byte) (any, error)
+	// callResult is the result of a tools/call, the task it started (asked
+	// for or not) followed to its end.
+	callResult(ctx context.Context, c *Connection, raw []byte, asked bool, progress func(Progress), budget *inputBudget) ([]byte, error)
+	// unaskedTask is the result of a call whose result res came empty.
+	unaskedTask(ctx context.Context, c *Connection, raw []byte, res *CallToolResult, progress func(Progress), budget *inputBudget) (*CallToolResult, error)
+	// handleShapes reports whether a task handle may have the 2025-11-25
+	// shape ("task" member) besides resultType "task".
+	handleShapes() bool
+	// inputByResult reports whether a task waiting for input is followed
+	// by its result request, which carries the server's requests.
+	inputByResult() bool
+	listTasks(ctx context.Context, c *Connection, params *ListParams) (*ListTasksResult, error)
+	// taskResult is the raw result of the task t, which has ended (or,
+	// with inputByResult, waits for input).
+	taskResult(ctx context.Context, t *Task) ([]byte, error)
+	// servedTask is the task a server request asks to be run as, if any.
+	servedTask(c *Connection, req *jsonrpc2.Request) *taskRequest
+	// elicitationIDs reports whether a url-mode elicitation must carry
+	// an elicitationId.
+	elicitationIDs() bool
+}
+
+// era is the era the Connection speaks now.
+func (c *Connection) era() era {
+	if m := c.meta.Load(); m != nil {
+		return m
+	}
+	return legacy{}
 }
 
 // setVersion makes the Connection speak version from now on ("" for
@@ -528,7 +585,7 @@ func (c *Connection) overHTTP() bool {
 	return ok
 }
 
-func (c *Connection) buildMeta(version string, level LoggingLevel) *requestMeta {
+func (c *Connection) buildMeta(version string, level LoggingLevel) *modern {
 	b := []byte(`"` + metaProtocolVersion + `":`)
 	b = appendString(b, version)
 	caps, _ := json.Marshal(c.opts.modernCapabilities())
@@ -541,7 +598,7 @@ func (c *Connection) buildMeta(version string, level LoggingLevel) *requestMeta 
 		b = append(b, `,"`+metaLogLevel+`":`...)
 		b = appendString(b, string(level))
 	}
-	return &requestMeta{version: version, fields: b}
+	return &modern{version: version, fields: b}
 }
 
 // Modern reports whether the Connection speaks a modern protocol version
@@ -558,7 +615,7 @@ func (c *Connection) logLevel() LoggingLevel {
 
 // metaState is the Connection's modern-era state.
 type metaState struct {
-	meta        atomic.Pointer[requestMeta]
+	meta        atomic.Pointer[modern] // nil: legacy
 	level       atomic.Pointer[LoggingLevel]
 	negotiating sync.Mutex
 }

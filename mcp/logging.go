@@ -48,15 +48,7 @@ type LoggingMessage struct {
 // (io.modelcontextprotocol/logLevel), and the server sends log messages
 // only for requests that carry it.
 func (c *Connection) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
-	if m := c.meta.Load(); m != nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		c.level.Store(&level)
-		c.meta.Store(c.buildMeta(m.version, level))
-		return nil
-	}
-	return c.callObject(ctx, "logging/setLevel", map[string]LoggingLevel{"level": level}, nil)
+	return c.era().setLoggingLevel(ctx, c, level)
 }
 
 // logMessage is the default for notifications/message: the connection's

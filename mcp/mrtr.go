@@ -105,57 +105,19 @@ func memberIs(raw []byte, key string, want []byte) bool {
 	return found
 }
 
-// roundTrip sends a request and returns its raw, complete result: on a
-// modern server, an InputRequiredResult is answered and the request sent
-// again, at most maxInputRounds times. Each round is a new request, bounded
-// by ctx like the first.
+// roundTrip sends a request and returns its raw, complete result, having
+// answered what the server asked for meanwhile (see era.roundTrip).
 func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
-	var budget *inputBudget
-	return c.roundTripWith(ctx, method, params, &budget)
+	raw, _, err := c.era().roundTrip(ctx, c, method, params, nil)
+	return raw, err
 }
 
 // roundTripWith is roundTrip whose input rounds spend *budget, made when
 // the server first asks for input if *budget is nil: the budget of one
 // call, shared with its task.
 func (c *Connection) roundTripWith(ctx context.Context, method string, params any, budget **inputBudget) ([]byte, error) {
-	raw, err := c.roundTripOnce(ctx, method, params)
-	if err != nil && c.meta.Load() != nil && ctx.Err() == nil && streamBroken(err) {
-		raw, err = c.roundTripOnce(ctx, method, params) // a new request, as the spec asks
-	}
-	if err == nil || c.meta.Load() == nil {
-		// the common case: nothing to retry
-	} else if supported, ok := unsupportedVersion(err); ok && ctx.Err() == nil && method != "server/discover" {
-		// The server refused the version agreed on (a server that answers
-		// server/discover but serves the rest in another era): agree on
-		// another, once, and send the request again.
-		if rerr := c.renegotiate(ctx, supported); rerr != nil {
-			return nil, rerr
-		}
-		raw, err = c.roundTripOnce(ctx, method, params)
-	}
-	for err == nil && c.meta.Load() != nil && isInputRequired(raw) {
-		if *budget == nil {
-			*budget = &inputBudget{}
-		}
-		var ir inputRequired
-		if err := json.Unmarshal(raw, &ir); err != nil {
-			return nil, wrap(method, &badResult{err})
-		}
-		if len(ir.InputRequests) > c.maxServerRequests() {
-			return nil, wrap(method, fmt.Errorf("the server asks for %d inputs at once, more than %d", len(ir.InputRequests), c.maxServerRequests()))
-		}
-		if berr := (*budget).spend(1, len(ir.InputRequests)); berr != nil {
-			return nil, wrap(method, berr)
-		}
-		responses, ierr := c.answerInputs(ctx, ir.InputRequests)
-		if ierr != nil {
-			return nil, wrap(method, ierr)
-		}
-		if params, ierr = withInput(params, responses, ir.RequestState); ierr != nil {
-			return nil, wrap(method, ierr)
-		}
-		raw, err = c.roundTripOnce(ctx, method, params) // the loop's err: a failed retry ends it with its error
-	}
+	raw, b, err := c.era().roundTrip(ctx, c, method, params, *budget)
+	*budget = b
 	return raw, err
 }
 

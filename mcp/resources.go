@@ -120,19 +120,13 @@ func (c *Connection) ReadResource(ctx context.Context, params *ReadResourceParam
 // joins the filter of the Connection's subscriptions/listen, which is
 // opened again with it.
 func (c *Connection) Subscribe(ctx context.Context, params *SubscribeParams) error {
-	if c.meta.Load() != nil {
-		return c.subscribe(ctx, params, true)
-	}
-	return c.callObject(ctx, "resources/subscribe", params, nil)
+	return c.era().subscribe(ctx, c, params, true)
 }
 
 // Unsubscribe cancels a Subscribe: resources/unsubscribe, or on a modern
 // server, the URI leaves the listen filter.
 func (c *Connection) Unsubscribe(ctx context.Context, params *SubscribeParams) error {
-	if c.meta.Load() != nil {
-		return c.subscribe(ctx, params, false)
-	}
-	return c.callObject(ctx, "resources/unsubscribe", params, nil)
+	return c.era().subscribe(ctx, c, params, false)
 }
 
 func (c *Connection) subscribe(ctx context.Context, params *SubscribeParams, on bool) error {
@@ -155,6 +149,6 @@ func (c *Connection) subscribe(ctx context.Context, params *SubscribeParams, on 
 		delete(c.listen.uris, params.URI)
 	}
 	c.listen.mu.Unlock()
-	c.startListening()
+	c.era().listen(c)
 	return nil
 }

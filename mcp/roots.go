@@ -32,10 +32,10 @@ func (c *Connection) SetRoots(ctx context.Context, roots []Root) error {
 	})
 	c.roots = slices.Clone(roots)
 	c.rootsMu.Unlock()
-	if same || c.meta.Load() != nil {
+	if same {
 		return nil
 	}
-	return c.Notify(ctx, "notifications/roots/list_changed", nil)
+	return c.era().rootsChanged(ctx, c)
 }
 
 // listRoots answers roots/list.

@@ -57,9 +57,6 @@ func (c *Connection) filter() (subscriptionFilter, bool) {
 // listen for and no listen runs; otherwise it makes the one in flight
 // start again with the current filter.
 func (c *Connection) startListening() {
-	if c.meta.Load() == nil {
-		return
-	}
 	if _, some := c.filter(); !some {
 		c.listen.mu.Lock()
 		if c.listen.restart != nil {

@@ -161,7 +161,7 @@ func millis(vs ...*float64) time.Duration {
 func (c *Connection) taskHandle(raw []byte) (t *Task, ok bool, err error) {
 	var modern, legacy, content bool
 	var inner []byte
-	onlyResultType := c.Modern() // the 2025-11-25 shape is not looked for
+	onlyResultType := !c.era().handleShapes() // the 2025-11-25 shape is not looked for
 	ndjson.Members(raw, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
@@ -355,10 +355,10 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	watch := c.tasks.follow(t.ID, budget, stop)
-	c.startListening() // a modern server's status notifications for it
+	c.era().listen(c) // a modern server's status notifications for it
 	defer func() {
 		c.tasks.unfollow(t.ID, watch)
-		c.startListening()
+		c.era().listen(c)
 	}()
 	// failed ends the follow with err. The task is cancelled on the server
 	// when the call gives up on it: its ctx ended (ctx's error is
@@ -384,7 +384,7 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 			lastMessage = t.StatusMessage
 			progress(Progress{Message: t.StatusMessage})
 		}
-		if t.Status.Terminal() || (t.Status == TaskInputRequired && !c.Modern()) {
+		if t.Status.Terminal() || (t.Status == TaskInputRequired && c.era().inputByResult()) {
 			raw, err := t.result(ctx)
 			if err != nil && ctx.Err() != nil {
 				return failed(err, false)
@@ -477,25 +477,7 @@ type ListTasksResult struct {
 // ListTasks fetches a page of the server's tasks (tasks/list, 2025-11-25
 // servers that offer tasks.list; the 2026-07-28 extension has no list).
 func (c *Connection) ListTasks(ctx context.Context, params *ListParams) (*ListTasksResult, error) {
-	if c.Modern() {
-		return nil, fmt.Errorf("mcp: tasks/list: the tasks extension of %s has no task list", c.InitializeResult().ProtocolVersion)
-	}
-	var res struct {
-		Tasks      []wireTask `json:"tasks"`
-		NextCursor string     `json:"nextCursor"`
-	}
-	if err := c.callObject(ctx, "tasks/list", params, &res); err != nil {
-		return nil, err
-	}
-	out := &ListTasksResult{NextCursor: res.NextCursor}
-	for i := range res.Tasks {
-		t, err := c.newTask(&res.Tasks[i])
-		if err != nil {
-			return nil, wrap("tasks/list", err)
-		}
-		out.Tasks = append(out.Tasks, t)
-	}
-	return out, nil
+	return c.era().listTasks(ctx, c, params)
 }
 
 // UpdateTask gives a 2026-07-28 task the input it asked for (tasks/update):
@@ -519,20 +501,9 @@ func (c *Connection) StartToolTask(ctx context.Context, name string, args any) (
 	if c.opts.DisableTasks {
 		return nil, fmt.Errorf("mcp: tools/call %s: %w: tasks are turned off (Options.DisableTasks)", name, ErrNoTaskSupport)
 	}
-	var p any = callToolParams{Name: name, Arguments: arguments}
-	if !c.Modern() {
-		if !c.serverToolTasks() {
-			return nil, fmt.Errorf("mcp: tools/call %s: %w: the server offers no tasks for tool calls", name, ErrNoTaskSupport)
-		}
-		// A tool whose taskSupport is absent or forbidden must not be
-		// called as a task.
-		if support := c.taskSupportOf(ctx, name); support != "optional" && support != "required" {
-			if support == "" {
-				support = "absent"
-			}
-			return nil, fmt.Errorf("mcp: tools/call %s: %w: its execution.taskSupport is %s", name, ErrNoTaskSupport, support)
-		}
-		p = taskCallParams{Name: name, Arguments: arguments, Task: taskRequest{TTL: taskTTL(ctx)}}
+	p, err := c.era().taskCall(ctx, c, name, arguments)
+	if err != nil {
+		return nil, err
 	}
 	raw, err := c.roundTrip(ctx, "tools/call", p)
 	if err != nil {
@@ -612,37 +583,7 @@ func (c *Connection) keepProgress(ctx context.Context) (context.Context, func())
 // (2026-07-28), else with tasks/result, which waits for the task to end
 // and carries the server's requests for input meanwhile.
 func (t *Task) result(ctx context.Context) ([]byte, error) {
-	c := t.conn
-	if c.Modern() {
-		switch t.Status {
-		case TaskCompleted:
-			if len(t.Result) == 0 {
-				return nil, wrap("tasks/get", fmt.Errorf("%w: a completed task without a result", ErrBadResult))
-			}
-			return t.Result, nil
-		case TaskFailed:
-			if t.Err == nil {
-				return nil, wrap("tasks/get", fmt.Errorf("%w: a failed task without an error", ErrBadResult))
-			}
-			return nil, t.Err
-		default:
-			return nil, fmt.Errorf("mcp: task %s: %w", t.ID, ErrTaskCancelled)
-		}
-	}
-	if t.Status == TaskCancelled {
-		// A cancelled task has no result to fetch (servers answer
-		// tasks/result for one with an error of their choosing).
-		return nil, fmt.Errorf("mcp: task %s: %w", t.ID, ErrTaskCancelled)
-	}
-	raw, err := c.roundTrip(ctx, "tasks/result", taskParams{TaskID: t.ID})
-	var rpcErr *Error
-	if err != nil && errors.As(err, &rpcErr) && ctx.Err() == nil {
-		// The task may have been cancelled while tasks/result waited.
-		if now, gerr := c.GetTask(ctx, t.ID); gerr == nil && now.Status == TaskCancelled {
-			return nil, fmt.Errorf("mcp: task %s: %w (tasks/result: %w)", t.ID, ErrTaskCancelled, err)
-		}
-	}
-	return raw, err
+	return t.conn.era().taskResult(ctx, t)
 }
 
 // answer serves the input requests of a 2026-07-28 task not answered yet,
@@ -724,17 +665,6 @@ func toolTaskSupport(t *Tool) string {
 	}
 	json.Unmarshal(t.Execution, &e)
 	return strings.ToLower(e.TaskSupport)
-}
-
-// needsTask reports whether a call to the tool name must ask a 2025-11-25
-// server for a task: the server offers tasks for tool calls and the tool
-// requires one. The tool's listing is fetched when the Connection has
-// none.
-func (c *Connection) needsTask(ctx context.Context, name string) bool {
-	if c.Modern() || c.opts.DisableTasks || !c.serverToolTasks() {
-		return false
-	}
-	return c.taskSupportOf(ctx, name) == "required"
 }
 
 // taskSupportOf is the execution.taskSupport of the tool name as last

@@ -89,14 +89,7 @@ func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
 			tools = append(tools, t)
 		}
 	}
-	switch {
-	case c.meta.Load() != nil:
-		if ttl > 0 {
-			c.toolCache.setFor(tools, gen, ttl)
-		}
-	case c.InitializeResult().Capabilities.Tools != nil && c.InitializeResult().Capabilities.Tools.ListChanged:
-		c.toolCache.set(tools, gen)
-	}
+	c.era().keepTools(c, tools, gen, ttl)
 	return tools, nil
 }
 
@@ -153,14 +146,15 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	mirrored := c.meta.Load() != nil && c.overHTTP()
+	e := c.era()
+	mirrored := e.mirrorsToolHeaders(c)
 	callCtx, err := c.toolHeaders(ctx, mirrored, name, arguments)
 	if err != nil {
 		return nil, err
 	}
 	var params any = callToolParams{Name: name, Arguments: arguments}
 	var progress func(Progress) // for a task's status messages
-	asked := c.needsTask(ctx, name)
+	asked := e.needsTask(ctx, c, name)
 	if asked {
 		params = taskCallParams{Name: name, Arguments: arguments, Task: taskRequest{TTL: taskTTL(ctx)}}
 		if o := callOptionsFrom(ctx); o != nil {
@@ -187,28 +181,16 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	if asked || (c.meta.Load() != nil && !c.opts.DisableTasks) {
-		// A task handle: asked for (2025-11-25), or the server's choice
-		// (2026-07-28).
-		if raw, _, err = c.followIfTask(ctx, raw, progress, budget, false); err != nil {
-			return nil, err
-		}
+	if raw, err = c.era().callResult(ctx, c, raw, asked, progress, budget); err != nil {
+		return nil, err
 	}
 	res, err := decodeToolResult(raw) // raw is ours: the connection copied it
 	if err != nil {
 		return nil, err
 	}
-	if !asked && len(res.Content) == 0 && res.StructuredContent == nil && c.meta.Load() == nil {
-		// A 2025-11-25 server that answers a call it was not asked to make
-		// a task with a task handle: follow it rather than lose the work.
-		followed, isTask, err := c.followIfTask(ctx, raw, progress, budget, true)
-		if err != nil {
+	if !asked && len(res.Content) == 0 && res.StructuredContent == nil {
+		if res, err = c.era().unaskedTask(ctx, c, raw, res, progress, budget); err != nil {
 			return nil, err
-		}
-		if isTask {
-			if res, err = decodeToolResult(followed); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if err := c.schemas.validate(ctx, name, res); err != nil {
