@@ -180,7 +180,7 @@ func (c *Connection) handshake(ctx context.Context) error {
 }
 
 // eraCache is a Stream that remembers the era of its server across
-// connections: Streamable HTTP, per URL.
+// connections: Streamable HTTP, per transport.
 type eraCache interface {
 	era() string
 	setEra(era string)

@@ -222,7 +222,8 @@ func TestManagerServesBothEras(t *testing.T) {
 	assert.False(t, mcp.IsModern(st["legacy"].ProtocolVersion))
 }
 
-func TestHTTPEraIsRememberedPerURL(t *testing.T) {
+func TestHTTPEraIsRememberedByTheTransport(t *testing.T) {
+	tt := t
 	noLeaks(t)
 	var mu sync.Mutex
 	var got []string
@@ -252,18 +253,23 @@ func TestHTTPEraIsRememberedPerURL(t *testing.T) {
 		srv.Config.Handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(wrap.Close)
-	connectOnce := func() *mcp.Connection {
-		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: wrap.URL + "/era"}, nil)
-		require.NoError(t, c.Close())
+	transport := &mcp.StreamableHTTPTransport{URL: wrap.URL + "/era"}
+	connectOnce := func(t *mcp.StreamableHTTPTransport) *mcp.Connection {
+		c := httpConnect(tt, t, nil)
+		require.NoError(tt, c.Close())
 		return c
 	}
-	assert.False(t, connectOnce().Modern())
-	assert.False(t, connectOnce().Modern())
+	assert.False(t, connectOnce(transport).Modern())
+	assert.False(t, connectOnce(transport).Modern())
 	mu.Lock()
 	assert.Equal(t, 1, countOf(got, "server/discover"), "the second connection knew the server was legacy")
+	mu.Unlock()
+	assert.False(t, connectOnce(&mcp.StreamableHTTPTransport{URL: wrap.URL + "/era"}).Modern())
+	mu.Lock()
+	assert.Equal(t, 2, countOf(got, "server/discover"), "another transport to the same URL knew nothing")
 	modern = true
 	mu.Unlock()
-	assert.True(t, connectOnce().Modern(), "a cached era that fails is probed again")
+	assert.True(t, connectOnce(transport).Modern(), "a remembered era that fails is probed again")
 }
 
 func countOf(list []string, s string) int {

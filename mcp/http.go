@@ -31,8 +31,9 @@ import (
 // stream that breaks before its response is resumed with a GET carrying
 // Last-Event-ID, after the server's retry delay (bounded backoff). After
 // the handshake a GET stream receives the server's own messages (a 405
-// means the server has none, and a new connection to the same URL within
-// a minute sends no GET). A failed POST (a 5xx, a dropped connection) fails
+// means the server has none, and a new connection of the same transport
+// within a minute sends no GET). The transport also remembers a legacy
+// server, which its next connections do not probe. A failed POST (a 5xx, a dropped connection) fails
 // only its own call. A call POSTs its request and reads the answer in its
 // own goroutine; notifications and answers to the server's requests are
 // POSTed one at a time, in the order written, by a goroutine the stream
@@ -75,6 +76,8 @@ type StreamableHTTPTransport struct {
 	// MaxMessageSize bounds one message; zero means 64 MiB.
 	MaxMessageSize int
 	Logger         *slog.Logger
+
+	memory *httpMemory // shared by the copies of the transport
 }
 
 // maxResumes bounds how often one response's stream is resumed.
@@ -94,7 +97,7 @@ func (t *StreamableHTTPTransport) Connect(ctx context.Context) (Stream, error) {
 		closeTimeout = 2 * time.Second
 	}
 	life, cancel := context.WithCancel(context.Background())
-	return &httpStream{t: t, cfg: cfg, in: newInbox(), out: newInbox(), life: life, cancel: cancel, closeTimeout: closeTimeout}, nil
+	return &httpStream{t: t, cfg: cfg, memory: t.memoryOf(), in: newInbox(), out: newInbox(), life: life, cancel: cancel, closeTimeout: closeTimeout}, nil
 }
 
 // NewHTTPTransport returns the transport for a remote server entry of type
@@ -119,6 +122,7 @@ func (s *httpStream) sessionID() string {
 type httpStream struct {
 	t            *StreamableHTTPTransport
 	cfg          *httpConfig
+	memory       *httpMemory
 	in           *inbox
 	life         context.Context
 	cancel       context.CancelFunc
@@ -168,61 +172,72 @@ type exchange struct {
 	n   int // messages delivered so far
 }
 
-// httpEras remembers, for the URLs connected to, the era of the server
-// (so that a legacy server is not probed again at every connection) and
-// when it last answered GET with 405 (it offers no stream).
-var httpEras = struct {
-	sync.Mutex
-	m     map[string]string
-	noGet map[string]time.Time
-}{m: map[string]string{}, noGet: map[string]time.Time{}}
+// httpMemory is what a StreamableHTTPTransport learnt of its server
+// across connections: its era (so that a legacy server is not probed
+// again at every connection) and when it last answered GET with 405 (it
+// offers no stream). It is the transport's: a new transport, or a new
+// URL, starts knowing nothing.
+type httpMemory struct {
+	mu      sync.Mutex
+	url     string // what the rest is about
+	era     string
+	noGetAt time.Time
+}
 
 // noGetMemory is how long a server's 405 to GET is taken as its answer:
-// within it, a new connection to the same URL sends no GET.
+// within it, a new connection of the transport sends no GET.
 const noGetMemory = time.Minute
 
-// maxEras bounds each map of httpEras.
-const maxEras = 256
+// memoryMade guards the making of transports' memories.
+var memoryMade sync.Mutex
+
+// memoryOf is the transport's httpMemory, made at its first use.
+func (t *StreamableHTTPTransport) memoryOf() *httpMemory {
+	memoryMade.Lock()
+	defer memoryMade.Unlock()
+	if t.memory == nil {
+		t.memory = &httpMemory{}
+	}
+	return t.memory
+}
+
+// about returns m for facts about url, forgetting those of another URL;
+// m.mu is held.
+func (m *httpMemory) about(url string) *httpMemory {
+	m.mu.Lock()
+	if m.url != url {
+		m.url, m.era, m.noGetAt = url, "", time.Time{}
+	}
+	return m
+}
 
 func (s *httpStream) era() string {
-	httpEras.Lock()
-	defer httpEras.Unlock()
-	return httpEras.m[s.t.URL]
+	m := s.memory.about(s.t.URL)
+	defer m.mu.Unlock()
+	return m.era
 }
 
 func (s *httpStream) setEra(era string) {
-	httpEras.Lock()
-	defer httpEras.Unlock()
-	if era == "" {
-		delete(httpEras.m, s.t.URL)
-		return
-	}
-	if len(httpEras.m) >= maxEras {
-		clear(httpEras.m)
-	}
-	httpEras.m[s.t.URL] = era
+	m := s.memory.about(s.t.URL)
+	defer m.mu.Unlock()
+	m.era = era
 }
 
-// knownNoGet reports whether the server at the URL answered GET with 405
-// the last time, less than noGetMemory ago.
+// knownNoGet reports whether the server answered GET with 405 the last
+// time, less than noGetMemory ago.
 func (s *httpStream) knownNoGet() bool {
-	httpEras.Lock()
-	defer httpEras.Unlock()
-	at, ok := httpEras.noGet[s.t.URL]
-	return ok && time.Since(at) < noGetMemory
+	m := s.memory.about(s.t.URL)
+	defer m.mu.Unlock()
+	return !m.noGetAt.IsZero() && time.Since(m.noGetAt) < noGetMemory
 }
 
 func (s *httpStream) setNoGet(no bool) {
-	httpEras.Lock()
-	defer httpEras.Unlock()
-	if !no {
-		delete(httpEras.noGet, s.t.URL)
-		return
+	m := s.memory.about(s.t.URL)
+	defer m.mu.Unlock()
+	m.noGetAt = time.Time{}
+	if no {
+		m.noGetAt = time.Now()
 	}
-	if len(httpEras.noGet) >= maxEras {
-		clear(httpEras.noGet)
-	}
-	httpEras.noGet[s.t.URL] = time.Now()
 }
 
 // setProtocolVersion makes the stream speak version v: a modern version

@@ -130,13 +130,19 @@ func TestHTTPServerWithoutGetStreamIsNotAskedAgain(t *testing.T) {
 		gets.Add(1)
 		w.WriteHeader(http.StatusMethodNotAllowed)
 	}})
-	for range 3 {
-		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
+	call := func(transport *mcp.StreamableHTTPTransport) {
+		c := httpConnect(t, transport, nil)
 		_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "echo", nil)
 		require.NoError(t, err)
 		require.NoError(t, c.Close())
 	}
-	assert.Equal(t, int32(1), gets.Load(), "the server answered the first GET with 405; the next connections send none")
+	transport := &mcp.StreamableHTTPTransport{URL: srv.URL}
+	for range 3 {
+		call(transport)
+	}
+	assert.Equal(t, int32(1), gets.Load(), "the server answered the first GET with 405; the transport's next connections send none")
+	call(&mcp.StreamableHTTPTransport{URL: srv.URL})
+	assert.Equal(t, int32(2), gets.Load(), "another transport to the same URL knew nothing")
 }
 
 func TestHTTPDeclaredLengthIsNotAllocatedAhead(t *testing.T) {

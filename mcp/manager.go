@@ -279,6 +279,7 @@ func (m *Manager) addConfigServers(cfg *Config) {
 			return m.opts.Authorizer(name, sc)
 		})
 		s.authorizer = authorizer
+		memory := &httpMemory{} // what the server's transports learn, kept across restarts
 		s.transport = func(ctx context.Context) (Transport, error) {
 			t, err := sc.transport(ctx)
 			switch tt := t.(type) {
@@ -288,6 +289,7 @@ func (m *Manager) addConfigServers(cfg *Config) {
 			case *StreamableHTTPTransport:
 				tt.Logger = m.logger.With("server", name)
 				tt.Auth = authorizer()
+				tt.memory = memory
 			case *SSETransport:
 				tt.Logger = m.logger.With("server", name)
 				tt.Auth = authorizer()
