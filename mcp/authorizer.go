@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 )
 
 // Authorizer authorizes the requests of an HTTP transport, as the MCP
@@ -22,6 +23,28 @@ type Authorizer interface {
 	// *HTTPStatusError follows); or an error, which fails the request.
 	Challenged(ctx context.Context, req *http.Request, resp *http.Response) (retry bool, err error)
 }
+
+// An Authorizer may offer more, which the Manager looks for (package
+// mcp/auth's Client offers both):
+
+// A SignInAuthorizer signs the user in through browser, which takes them
+// to the authorization URL and returns the redirect it got: Manager.SignIn
+// needs one.
+type SignInAuthorizer interface {
+	Authorizer
+	SignIn(ctx context.Context, browser func(ctx context.Context, authURL string) (*url.URL, error)) error
+}
+
+// A MethodAuthorizer says how it obtains credentials, for
+// ServerStatus.Auth ("authorization code", say). It never holds a secret.
+type MethodAuthorizer interface {
+	Authorizer
+	Method() string
+}
+
+// An Authorizer's error that has the method AuthorizationRequired() bool
+// and returns true says that signing in would cure it: the Manager's
+// server is then in StateNeedsAuthorization.
 
 // AuthorizerError reports that a request's Authorizer failed: it could not
 // authorize the request, or could not obtain credentials after a 401 or

@@ -46,18 +46,11 @@ func TestCacheHints(t *testing.T) {
 			assert.Equal(t, tt.lists, lists.Load())
 		})
 	}
-	t.Run("the hints of a page and of resources/read are exposed", func(t *testing.T) {
+	t.Run("the hints of resources/read are exposed", func(t *testing.T) {
 		noLeaks(t)
-		var lists atomic.Int32
 		c := connect(t, (&mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{
-			"tools/list":     listing(1500, &lists),
 			"resources/read": replying(`{"resultType":"complete","contents":[{"uri":"file:///a","text":"x"}],"ttlMs":42,"cacheScope":"public"}`),
 		}}).Transport())
-		page, err := c.ListTools(ctxTimeout(t, 5*time.Second), nil)
-		require.NoError(t, err)
-		require.NotNil(t, page.TTLMs)
-		assert.Equal(t, int64(1500), *page.TTLMs)
-		assert.Equal(t, "private", page.CacheScope)
 		read, err := c.ReadResource(ctxTimeout(t, 5*time.Second), &mcp.ReadResourceParams{URI: "file:///a"})
 		require.NoError(t, err)
 		assert.Equal(t, int64(42), *read.TTLMs)

@@ -30,7 +30,7 @@ type Options struct {
 	// server/discover and falls back to the initialize handshake for a
 	// legacy server. A legacy version (such as "2025-11-25") skips the
 	// probe and sends initialize; a modern one ("2026-07-28") never falls
-	// back. It must be one of SupportedProtocolVersions.
+	// back. It must be one of supportedVersions.
 	ProtocolVersion string
 
 	// Logger receives the connection's diagnostics: dropped notifications,

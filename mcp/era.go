@@ -93,7 +93,7 @@ func modernError(err error) bool {
 // choose picks the newest version both sides speak: of ours, the first the
 // server lists. Pinned, when set, is the only one it may pick.
 func choose(server []string, pinned string) (string, bool) {
-	for _, v := range SupportedProtocolVersions {
+	for _, v := range supportedVersions {
 		if (pinned == "" || v == pinned) && slices.Contains(server, v) {
 			return v, true
 		}
@@ -110,10 +110,10 @@ func choose(server []string, pinned string) (string, bool) {
 // pinned in Options skips what it rules out.
 func (c *Connection) handshake(ctx context.Context) error {
 	pinned := c.opts.ProtocolVersion
-	if pinned != "" && !slices.Contains(SupportedProtocolVersions, pinned) {
-		return fmt.Errorf("mcp: Options.ProtocolVersion %q is not one this client speaks (%v)", pinned, SupportedProtocolVersions)
+	if pinned != "" && !slices.Contains(supportedVersions, pinned) {
+		return fmt.Errorf("mcp: Options.ProtocolVersion %q is not one this client speaks (%v)", pinned, supportedVersions)
 	}
-	if pinned != "" && !IsModern(pinned) {
+	if pinned != "" && !isModern(pinned) {
 		return c.initialize(ctx, pinned)
 	}
 	cache, _ := c.stream.Stream.(eraCache)
@@ -128,7 +128,7 @@ func (c *Connection) handshake(ctx context.Context) error {
 	}
 	defer func() { // only a legacy server is worth remembering: a modern one is probed anyway
 		if v := c.InitializeResult().ProtocolVersion; cache != nil && v != "" {
-			if IsModern(v) {
+			if isModern(v) {
 				cache.setEra("")
 			} else {
 				cache.setEra(eraLegacy)
@@ -160,7 +160,7 @@ func (c *Connection) handshake(ctx context.Context) error {
 			switch {
 			case !ok:
 				return &VersionError{Version: fmt.Sprint(supported)}
-			case IsModern(v):
+			case isModern(v):
 				version = v
 				continue
 			default: // a server that lists only legacy versions of ours
@@ -230,7 +230,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			if supported, ok := unsupportedVersion(a.err); ok {
 				listed = supported
 			}
-			if v, ok := choose(listed, c.opts.ProtocolVersion); ok && !IsModern(v) && initSent {
+			if v, ok := choose(listed, c.opts.ProtocolVersion); ok && !isModern(v) && initSent {
 				// Legacy only, and the initialize that would follow is
 				// under way already: its answer decides.
 				why = "server/discover lists only legacy versions"
@@ -385,7 +385,7 @@ func (c *Connection) discovered(ctx context.Context, version string, res *discov
 	case !ok:
 		c.setVersion("")
 		return &VersionError{Version: fmt.Sprint(res.SupportedVersions)}
-	case !IsModern(v):
+	case !isModern(v):
 		c.setVersion("")
 		err := c.initialize(ctx, v)
 		var rpcErr *Error
@@ -417,7 +417,7 @@ func (c *Connection) renegotiate(ctx context.Context, supported []string) error 
 	switch {
 	case !ok:
 		return &VersionError{Version: fmt.Sprint(supported)}
-	case IsModern(v):
+	case isModern(v):
 		c.setVersion(v)
 		init := c.InitializeResult()
 		init.ProtocolVersion = v
@@ -471,7 +471,7 @@ func (c *Connection) initializeParams(version string) initializeParams {
 
 // initialized ends the legacy handshake that res answered.
 func (c *Connection) initialized(ctx context.Context, res *InitializeResult) error {
-	if !slices.Contains(SupportedProtocolVersions, res.ProtocolVersion) || IsModern(res.ProtocolVersion) {
+	if !slices.Contains(supportedVersions, res.ProtocolVersion) || isModern(res.ProtocolVersion) {
 		return &VersionError{Version: res.ProtocolVersion}
 	}
 	c.setInit(*res)
@@ -531,7 +531,7 @@ type era interface {
 	// inputByResult reports whether a task waiting for input is followed
 	// by its result request, which carries the server's requests.
 	inputByResult() bool
-	listTasks(ctx context.Context, c *Connection, params *ListParams) (*ListTasksResult, error)
+	tasks(ctx context.Context, c *Connection) ([]*Task, error)
 	// taskResult is the raw result of the task t, which has ended (or,
 	// with inputByResult, waits for input).
 	taskResult(ctx context.Context, t *Task) ([]byte, error)
@@ -557,7 +557,7 @@ func (c *Connection) setVersion(version string) {
 	if hw, ok := c.stream.Stream.(headerWriter); ok {
 		hw.setProtocolVersion(version)
 	}
-	if version == "" || !IsModern(version) {
+	if version == "" || !isModern(version) {
 		c.meta.Store(nil)
 		return
 	}

@@ -218,8 +218,6 @@ func TestManagerServesBothEras(t *testing.T) {
 	assert.Equal(t, "2026-07-28", st["modern"].ProtocolVersion)
 	assert.Equal(t, "2026-07-28", st["dual"].ProtocolVersion)
 	assert.Equal(t, "2025-11-25", st["legacy"].ProtocolVersion)
-	assert.True(t, mcp.IsModern(st["modern"].ProtocolVersion))
-	assert.False(t, mcp.IsModern(st["legacy"].ProtocolVersion))
 }
 
 func TestHTTPEraIsRememberedByTheTransport(t *testing.T) {

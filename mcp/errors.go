@@ -101,7 +101,7 @@ type VersionError struct {
 
 func (e *VersionError) Error() string {
 	return fmt.Sprintf("mcp: server answered with unsupported protocol version %q (supported: %s)",
-		e.Version, strings.Join(SupportedProtocolVersions, ", "))
+		e.Version, strings.Join(supportedVersions, ", "))
 }
 
 // closedError is the error of a connection that has ended: it matches

@@ -88,22 +88,10 @@ func TestResources(t *testing.T) {
 	assert.Equal(t, int64(3), *all[0].Size)
 	assert.Equal(t, "b", all[1].Name)
 
-	page, err := c.ListResources(ctx, nil)
-	require.NoError(t, err)
-	assert.Len(t, page.Resources, 1)
-	assert.Equal(t, "p2", page.NextCursor)
-	page, err = c.ListResources(ctx, &mcp.ListParams{Cursor: "p2"})
-	require.NoError(t, err)
-	assert.Equal(t, "", page.NextCursor)
-
-	var names []string
-	for tmpl, err := range c.ResourceTemplatesSeq(ctx) {
-		require.NoError(t, err)
-		names = append(names, tmpl.Name)
-	}
-	assert.Equal(t, []string{"files", "tables"}, names)
 	templates, err := c.ResourceTemplates(ctx)
 	require.NoError(t, err)
+	require.Len(t, templates, 2)
+	assert.Equal(t, "files", templates[0].Name)
 	assert.Equal(t, "db://{table}", templates[1].URITemplate)
 
 	read, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file:///a.txt"})
@@ -146,9 +134,6 @@ func TestPrompts(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, prompts, 2)
 	assert.Equal(t, []mcp.PromptArgument{{Name: "lang", Required: true}}, prompts[0].Arguments)
-	first, err := c.ListPrompts(ctx, nil)
-	require.NoError(t, err)
-	assert.Equal(t, "p2", first.NextCursor)
 
 	got, err := c.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review", Arguments: map[string]string{"lang": "go"}})
 	require.NoError(t, err)
@@ -764,7 +749,7 @@ func TestTypedNilParams(t *testing.T) {
 	rec := &recorder{}
 	srv := &mcptest.Server{OnMessage: rec.on, Handlers: map[string]mcptest.Handler{"resources/list": replying(`{"resources":[]}`)}}
 	c := connect(t, srv.Transport())
-	_, err := c.ListResources(ctxTimeout(t, 5*time.Second), nil)
+	_, err := c.Resources(ctxTimeout(t, 5*time.Second))
 	require.NoError(t, err)
 	assert.Nil(t, rec.params("resources/list")[0], "nil params are omitted, not sent as null")
 }

@@ -247,7 +247,7 @@ func (s *httpStream) setProtocolVersion(v string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.modern = ""
-	if IsModern(v) {
+	if isModern(v) {
 		s.modern = v
 		s.modernHeader = []string{v}
 	}
@@ -755,7 +755,7 @@ func (s *httpStream) receive(ctx context.Context, resp *http.Response, x *exchan
 			if err == nil {
 				err = errors.New("the stream ended before the response")
 			}
-			fail(&StreamBrokenError{Err: err})
+			fail(&streamBrokenError{Err: err})
 			return
 		}
 		s.resume(ctx, x, last, retry, err, fail)

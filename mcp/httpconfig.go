@@ -227,16 +227,16 @@ func statusErrorBody(resp *http.Response, body []byte) error {
 	return &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(body), Header: resp.Header.Clone()}
 }
 
-// StreamBrokenError reports an SSE response stream of a modern server that
+// streamBrokenError reports an SSE response stream of a modern server that
 // ended before its response. The modern revision has no resumption: the
 // Connection sends the request again as a new request, once.
-type StreamBrokenError struct{ Err error }
+type streamBrokenError struct{ Err error }
 
-func (e *StreamBrokenError) Error() string {
+func (e *streamBrokenError) Error() string {
 	return "mcp: the response stream broke before the response: " + e.Err.Error()
 }
 
-func (e *StreamBrokenError) Unwrap() error { return e.Err }
+func (e *streamBrokenError) Unwrap() error { return e.Err }
 
 // errorResponse is the JSON-RPC error response standing for a request that
 // failed at the HTTP level, so that only that call fails. The error itself

@@ -107,21 +107,17 @@ func (legacy) handleShapes() bool { return true }
 // inputByResult: a task's input requests come while tasks/result waits.
 func (legacy) inputByResult() bool { return true }
 
-func (legacy) listTasks(ctx context.Context, c *Connection, params *ListParams) (*ListTasksResult, error) {
-	var res struct {
-		Tasks      []wireTask `json:"tasks"`
-		NextCursor string     `json:"nextCursor"`
-	}
-	if err := c.callObject(ctx, "tasks/list", params, &res); err != nil {
-		return nil, err
-	}
-	out := &ListTasksResult{NextCursor: res.NextCursor}
-	for i := range res.Tasks {
-		t, err := c.newTask(&res.Tasks[i])
+func (legacy) tasks(ctx context.Context, c *Connection) ([]*Task, error) {
+	var out []*Task
+	for w, err := range seq[wireTask](ctx, c, "tasks/list", "tasks") {
 		if err != nil {
-			return nil, wrap("tasks/list", err)
+			return out, err
 		}
-		out.Tasks = append(out.Tasks, t)
+		t, err := c.newTask(&w)
+		if err != nil {
+			return out, wrap("tasks/list", err)
+		}
+		out = append(out, t)
 	}
 	return out, nil
 }

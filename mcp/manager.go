@@ -114,7 +114,7 @@ type ServerStatus struct {
 	Err       error  // why the server failed or is reconnecting: a *ConfigError, an *ExitError, a timeout, …
 	Tools     int    // tools exposed
 	Restarts  int    // reconnections after the server was lost
-	// ProtocolVersion is the version agreed with the server; IsModern
+	// ProtocolVersion is the version agreed with the server; isModern
 	// tells its era (2026-07-28 and later: per-request metadata; earlier:
 	// the initialize handshake).
 	ProtocolVersion string
@@ -387,7 +387,7 @@ func (m *Manager) Status() []ServerStatus {
 		}
 		s.mu.Unlock()
 		if s.authorizer != nil && s.mayContact() == nil {
-			if a, ok := s.authorizer().(interface{ Method() string }); ok {
+			if a, ok := s.authorizer().(MethodAuthorizer); ok {
 				st.Auth = a.Method()
 			}
 		}

@@ -39,13 +39,13 @@ type ServerResourceTemplate struct {
 	Ref    string // @<server>:<uriTemplate>, what Complete takes
 }
 
-// ResourceRef is how a Manager names the resource uri of server: the
+// ExposedResource is how a Manager names the resource uri of server: the
 // form Claude Code shows, @<server>:<uri>, with any ':' and '%' of the
 // server's name written %3A and %25, so that the first ':' always ends
 // the server's name and no two servers' refs can be the same: the
 // resource "repo:notes" of server "gh" is @gh:repo:notes, the resource
 // "notes" of server "gh:repo" is @gh%3Arepo:notes.
-func ResourceRef(server, uri string) string { return "@" + refEscaper.Replace(server) + ":" + uri }
+func ExposedResource(server, uri string) string { return "@" + refEscaper.Replace(server) + ":" + uri }
 
 var (
 	refEscaper   = strings.NewReplacer("%", "%25", ":", "%3A")
@@ -135,7 +135,7 @@ func (m *Manager) Resources(ctx context.Context) ([]ServerResource, error) {
 			continue
 		}
 		for _, r := range resources {
-			out = append(out, ServerResource{Resource: r, Server: s.name, Ref: ResourceRef(s.name, r.URI)})
+			out = append(out, ServerResource{Resource: r, Server: s.name, Ref: ExposedResource(s.name, r.URI)})
 		}
 	}
 	return out, ctx.Err()
@@ -160,7 +160,7 @@ func (m *Manager) ResourceTemplates(ctx context.Context) ([]ServerResourceTempla
 			continue
 		}
 		for _, t := range templates {
-			out = append(out, ServerResourceTemplate{ResourceTemplate: t, Server: s.name, Ref: ResourceRef(s.name, t.URITemplate)})
+			out = append(out, ServerResourceTemplate{ResourceTemplate: t, Server: s.name, Ref: ExposedResource(s.name, t.URITemplate)})
 		}
 	}
 	return out, ctx.Err()
@@ -247,7 +247,7 @@ func (m *Manager) promptRoute(ctx context.Context, ref string) (*Connection, str
 }
 
 // resourceRoute finds the server and the URI of ref (@<server>:<uri>, as
-// ResourceRef writes it): the server's name ends at the first ':'.
+// ExposedResource writes it): the server's name ends at the first ':'.
 func (m *Manager) resourceRoute(ctx context.Context, ref string) (*Connection, string, error) {
 	key, uri, ok := strings.Cut(strings.TrimPrefix(ref, "@"), ":")
 	if !strings.HasPrefix(ref, "@") || !ok {

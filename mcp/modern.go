@@ -140,7 +140,7 @@ func (*modern) handleShapes() bool { return false }
 // with tasks/update.
 func (*modern) inputByResult() bool { return false }
 
-func (m *modern) listTasks(context.Context, *Connection, *ListParams) (*ListTasksResult, error) {
+func (m *modern) tasks(context.Context, *Connection) ([]*Task, error) {
 	return nil, fmt.Errorf("mcp: tasks/list: the tasks extension of %s has no task list", m.version)
 }
 

@@ -77,9 +77,9 @@ type InputRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// streamBroken reports whether err is a *StreamBrokenError.
+// streamBroken reports whether err is a *streamBrokenError.
 func streamBroken(err error) bool {
-	var broken *StreamBrokenError
+	var broken *streamBrokenError
 	return errors.As(err, &broken)
 }
 

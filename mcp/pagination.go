@@ -11,9 +11,9 @@ import (
 // maxPages bounds how many pages a list method fetches.
 const maxPages = 10000
 
-// ListParams are the parameters of a list method: the cursor of the page
+// listParams are the parameters of a list method: the cursor of the page
 // to fetch ("" for the first). Nil means the first page.
-type ListParams struct {
+type listParams struct {
 	Cursor string          `json:"cursor,omitempty"`
 	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
@@ -44,7 +44,7 @@ func (h CacheHints) ttl() time.Duration {
 }
 
 // listPage fetches one page of method, whose items are under key.
-func listPage[T any](ctx context.Context, c *Connection, method, key string, params *ListParams) (*page[T], error) {
+func listPage[T any](ctx context.Context, c *Connection, method, key string, params *listParams) (*page[T], error) {
 	var p any
 	if params != nil && (params.Cursor != "" || params.Meta != nil) {
 		p = params
@@ -91,7 +91,7 @@ func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq
 func seqHints[T any](ctx context.Context, c *Connection, method, key string, hints func(CacheHints)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		seen := map[[sha256.Size]byte]bool{}
-		params := &ListParams{}
+		params := &listParams{}
 		for range maxPages {
 			p, err := listPage[T](ctx, c, method, key, params)
 			if err != nil {
@@ -116,7 +116,7 @@ func seqHints[T any](ctx context.Context, c *Connection, method, key string, hin
 				return
 			}
 			seen[sum] = true
-			params = &ListParams{Cursor: p.NextCursor}
+			params = &listParams{Cursor: p.NextCursor}
 		}
 		c.logger.Warn("mcp: stopped paging after too many pages", "method", method, "pages", maxPages)
 	}

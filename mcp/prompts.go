@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"iter"
 )
 
 // Prompt is a prompt template a server offers (prompts/list).
@@ -22,13 +21,6 @@ type PromptArgument struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
-}
-
-// ListPromptsResult is one page of prompts/list.
-type ListPromptsResult struct {
-	Prompts    []Prompt
-	NextCursor string
-	CacheHints // ttlMs and cacheScope, from a 2026-07-28 server
 }
 
 // GetPromptParams are the parameters of prompts/get.
@@ -52,23 +44,9 @@ type PromptMessage struct {
 	Content Content `json:"content"`
 }
 
-// ListPrompts fetches one page of prompts/list.
-func (c *Connection) ListPrompts(ctx context.Context, params *ListParams) (*ListPromptsResult, error) {
-	p, err := listPage[Prompt](ctx, c, "prompts/list", "prompts", params)
-	if err != nil {
-		return nil, err
-	}
-	return &ListPromptsResult{Prompts: p.Items, NextCursor: p.NextCursor, CacheHints: p.CacheHints}, nil
-}
-
-// PromptsSeq yields every prompt, fetching pages as it goes.
-func (c *Connection) PromptsSeq(ctx context.Context) iter.Seq2[Prompt, error] {
-	return seq[Prompt](ctx, c, "prompts/list", "prompts")
-}
-
 // Prompts returns every page of prompts/list.
 func (c *Connection) Prompts(ctx context.Context) ([]Prompt, error) {
-	return collect(c.PromptsSeq(ctx))
+	return collect(seq[Prompt](ctx, c, "prompts/list", "prompts"))
 }
 
 // GetPrompt fills in a prompt (prompts/get).

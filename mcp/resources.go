@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"iter"
 )
 
 // Resource is a resource a server offers (resources/list).
@@ -33,20 +32,6 @@ type ResourceTemplate struct {
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// ListResourcesResult is one page of resources/list.
-type ListResourcesResult struct {
-	Resources  []Resource
-	NextCursor string
-	CacheHints // ttlMs and cacheScope, from a 2026-07-28 server
-}
-
-// ListResourceTemplatesResult is one page of resources/templates/list.
-type ListResourceTemplatesResult struct {
-	ResourceTemplates []ResourceTemplate
-	NextCursor        string
-	CacheHints        // ttlMs and cacheScope, from a 2026-07-28 server
-}
-
 // ReadResourceParams are the parameters of resources/read.
 type ReadResourceParams struct {
 	URI  string          `json:"uri"`
@@ -67,42 +52,14 @@ type SubscribeParams struct {
 	URI string `json:"uri"`
 }
 
-// ListResources fetches one page of resources/list.
-func (c *Connection) ListResources(ctx context.Context, params *ListParams) (*ListResourcesResult, error) {
-	p, err := listPage[Resource](ctx, c, "resources/list", "resources", params)
-	if err != nil {
-		return nil, err
-	}
-	return &ListResourcesResult{Resources: p.Items, NextCursor: p.NextCursor, CacheHints: p.CacheHints}, nil
-}
-
-// ResourcesSeq yields every resource, fetching pages as it goes.
-func (c *Connection) ResourcesSeq(ctx context.Context) iter.Seq2[Resource, error] {
-	return seq[Resource](ctx, c, "resources/list", "resources")
-}
-
 // Resources returns every page of resources/list.
 func (c *Connection) Resources(ctx context.Context) ([]Resource, error) {
-	return collect(c.ResourcesSeq(ctx))
-}
-
-// ListResourceTemplates fetches one page of resources/templates/list.
-func (c *Connection) ListResourceTemplates(ctx context.Context, params *ListParams) (*ListResourceTemplatesResult, error) {
-	p, err := listPage[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates", params)
-	if err != nil {
-		return nil, err
-	}
-	return &ListResourceTemplatesResult{ResourceTemplates: p.Items, NextCursor: p.NextCursor, CacheHints: p.CacheHints}, nil
-}
-
-// ResourceTemplatesSeq yields every resource template.
-func (c *Connection) ResourceTemplatesSeq(ctx context.Context) iter.Seq2[ResourceTemplate, error] {
-	return seq[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates")
+	return collect(seq[Resource](ctx, c, "resources/list", "resources"))
 }
 
 // ResourceTemplates returns every page of resources/templates/list.
 func (c *Connection) ResourceTemplates(ctx context.Context) ([]ResourceTemplate, error) {
-	return collect(c.ResourceTemplatesSeq(ctx))
+	return collect(seq[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates"))
 }
 
 // ReadResource reads a resource (resources/read).

@@ -29,9 +29,7 @@ func (m *Manager) SignIn(ctx context.Context, name string, browser func(ctx cont
 	if s.authorizer != nil {
 		a = s.authorizer()
 	}
-	signer, ok := a.(interface {
-		SignIn(ctx context.Context, browser func(context.Context, string) (*url.URL, error)) error
-	})
+	signer, ok := a.(SignInAuthorizer)
 	if !ok {
 		return fmt.Errorf("mcp: server %q has no Authorizer that signs in (ManagerOptions.Authorizer)", name)
 	}

@@ -468,16 +468,10 @@ func (c *Connection) CancelTask(ctx context.Context, id string) (*Task, error) {
 	return t, nil
 }
 
-// ListTasksResult is a page of tasks/list.
-type ListTasksResult struct {
-	Tasks      []*Task
-	NextCursor string
-}
-
-// ListTasks fetches a page of the server's tasks (tasks/list, 2025-11-25
+// Tasks returns the server's tasks, every page of tasks/list (2025-11-25
 // servers that offer tasks.list; the 2026-07-28 extension has no list).
-func (c *Connection) ListTasks(ctx context.Context, params *ListParams) (*ListTasksResult, error) {
-	return c.era().listTasks(ctx, c, params)
+func (c *Connection) Tasks(ctx context.Context) ([]*Task, error) {
+	return c.era().tasks(ctx, c)
 }
 
 // UpdateTask gives a 2026-07-28 task the input it asked for (tasks/update):

@@ -377,12 +377,12 @@ func TestExplicitTaskAPI(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, mcp.TaskWorking, got.Status)
 			if !era.modern {
-				list, err := c.ListTasks(ctx, nil)
+				list, err := c.Tasks(ctx)
 				require.NoError(t, err)
-				require.Len(t, list.Tasks, 1)
-				assert.Equal(t, "t1", list.Tasks[0].ID)
+				require.Len(t, list, 1)
+				assert.Equal(t, "t1", list[0].ID)
 			} else {
-				_, err := c.ListTasks(ctx, nil)
+				_, err := c.Tasks(ctx)
 				assert.ErrorContains(t, err, "no task list")
 				assert.Contains(t, c.InitializeResult().Capabilities.Extensions, mcp.ExtensionTasks, "the server's extensions")
 			}

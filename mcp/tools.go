@@ -6,55 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"sync"
 	"time"
 )
 
 // defaultInputSchema stands in for a tool's missing inputSchema.
 var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
-
-// ListTools fetches one page of tools/list. Tools are checked as Tools
-// describes.
-func (c *Connection) ListTools(ctx context.Context, params *ListParams) (*ListToolsResult, error) {
-	p, err := listPage[json.RawMessage](ctx, c, "tools/list", "tools", params)
-	if err != nil {
-		return nil, err
-	}
-	res := &ListToolsResult{NextCursor: p.NextCursor, CacheHints: p.CacheHints}
-	for _, raw := range p.Items {
-		if t, ok := c.checkTool(raw); ok {
-			res.Tools = append(res.Tools, t)
-		}
-	}
-	c.schemas.add(res.Tools, c.logger)
-	return res, nil
-}
-
-// ListToolsResult is one page of tools/list.
-type ListToolsResult struct {
-	Tools      []Tool
-	NextCursor string
-	CacheHints // ttlMs and cacheScope, from a 2026-07-28 server
-}
-
-// ToolsSeq yields the server's tools, fetching pages as it goes.
-func (c *Connection) ToolsSeq(ctx context.Context) iter.Seq2[Tool, error] {
-	return func(yield func(Tool, error) bool) {
-		for raw, err := range seq[json.RawMessage](ctx, c, "tools/list", "tools") {
-			if err != nil {
-				yield(Tool{}, err)
-				return
-			}
-			if t, ok := c.checkTool(raw); ok {
-				c.schemas.add([]Tool{t}, c.logger)
-				if !yield(t, nil) {
-					return
-				}
-			}
-		}
-	}
-}
 
 // Tools returns the server's tools, fetching every page of tools/list.
 //

@@ -204,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			detail = s.ServerInfo.Name + " " + s.ServerInfo.Version
 			if *verbose && s.ProtocolVersion != "" {
 				era := "legacy"
-				if mcp.IsModern(s.ProtocolVersion) {
+				if s.ProtocolVersion > mcp.LatestLegacyVersion {
 					era = "modern"
 				}
 				detail += fmt.Sprintf(" (protocol %s, %s)", s.ProtocolVersion, era)

@@ -58,6 +58,10 @@ func Serve(r io.Reader, w io.Writer) error {
 	}
 }
 
+// legacyVersions are the versions the server speaks, newest first: those
+// of the initialize handshake.
+var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
 func handle(req request) (any, *rpcError) {
 	switch req.Method {
 	case "initialize":
@@ -66,7 +70,7 @@ func handle(req request) (any, *rpcError) {
 		}
 		json.Unmarshal(req.Params, &p)
 		version := mcp.LatestLegacyVersion
-		if slices.Contains(mcp.SupportedProtocolVersions, p.ProtocolVersion) && !mcp.IsModern(p.ProtocolVersion) {
+		if slices.Contains(legacyVersions, p.ProtocolVersion) {
 			version = p.ProtocolVersion
 		}
 		return map[string]any{

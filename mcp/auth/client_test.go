@@ -25,6 +25,13 @@ import (
 	"github.com/mcplug/mcplug/mcp/auth"
 )
 
+// The Client is what the Manager looks for in an Authorizer.
+var (
+	_ mcp.Authorizer       = (*auth.Client)(nil)
+	_ mcp.SignInAuthorizer = (*auth.Client)(nil)
+	_ mcp.MethodAuthorizer = (*auth.Client)(nil)
+)
+
 var _ mcp.Authorizer = (*auth.Client)(nil)
 
 const redirect = "http://127.0.0.1:8976/callback"
