@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,18 +201,6 @@ func TestConfigExpansionNestedDefaults(t *testing.T) {
 	}
 }
 
-func TestConfigFileErrors(t *testing.T) {
-	_, err := mcp.LoadConfigFile(filepath.Join(t.TempDir(), "nope.json"))
-	var ce *mcp.ConfigError
-	require.ErrorAs(t, err, &ce)
-	assert.True(t, errors.Is(err, os.ErrNotExist))
-
-	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": []}`), "x.json")
-	require.Error(t, err)
-	assert.Empty(t, cfg.Servers)
-	assert.Contains(t, err.Error(), `"mcpServers" is not an object`)
-}
-
 // scenarioEntry is a config entry that runs an mcptest scenario as a child
 // process (this test binary).
 func scenarioEntry(scenario string, env ...string) map[string]any {
@@ -233,42 +220,6 @@ func configOf(t *testing.T, servers map[string]any) *mcp.Config {
 	return cfg
 }
 
-func TestHeadersHelper(t *testing.T) {
-	entry := func(helper string) *mcp.ServerConfig {
-		b, err := json.Marshal(map[string]any{"r": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"X-Static": "s", "Authorization": "static"}, "headersHelper": helper}})
-		require.NoError(t, err)
-		cfg, err := mcp.ParseConfig(strings.NewReader(string(b)), "cfg.json")
-		require.NoError(t, err)
-		return cfg.Servers["r"]
-	}
-	t.Run("its JSON output adds headers, and wins", func(t *testing.T) {
-		tr, err := entry(`printf '{"Authorization": "Bearer from-helper"}'`).Transport()
-		require.NoError(t, err)
-		h := tr.(*mcp.StreamableHTTPTransport).Headers
-		assert.Equal(t, "Bearer from-helper", h.Get("Authorization"))
-		assert.Equal(t, "s", h.Get("X-Static"))
-	})
-	t.Run("a failing helper fails the connection without quoting its output", func(t *testing.T) {
-		_, err := entry(`echo '{"Authorization": "Bearer s3cret"}'; exit 3`).Transport()
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "exit status 3")
-		assert.NotContains(t, err.Error(), "s3cret")
-	})
-	t.Run("output that is not a JSON object of strings is refused", func(t *testing.T) {
-		_, err := entry(`echo 'token=s3cret'`).Transport()
-		require.Error(t, err)
-		assert.NotContains(t, err.Error(), "s3cret")
-	})
-	t.Run("a slow helper is bounded", func(t *testing.T) {
-		defer mcp.SetHeadersHelperTimeout(100 * time.Millisecond)()
-		start := time.Now()
-		_, err := entry(`sleep 30`).Transport()
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "did not finish")
-		assert.Less(t, time.Since(start), 5*time.Second)
-	})
-}
-
 func TestOAuthIssuerIsRead(t *testing.T) {
 	t.Setenv("MCPLUG_TEST_ISSUER", "https://login.example.com")
 	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": {"r": {"type": "http", "url": "https://mcp.example/mcp",
@@ -277,4 +228,93 @@ func TestOAuthIssuerIsRead(t *testing.T) {
 	require.NotNil(t, cfg.Servers["r"].OAuth)
 	assert.Equal(t, "https://login.example.com", cfg.Servers["r"].OAuth.Issuer, "the credentials' issuer, expanded")
 	assert.NotContains(t, cfg.Servers["r"].Extra, "oauth")
+}
+
+func TestSaveApproval(t *testing.T) {
+	_, project, _ := projectWithServer(t)
+	require.NoError(t, mcp.SaveTrust(project))
+	local := filepath.Join(project, ".claude", "settings.local.json")
+	writeFile(t, local, `{"permissions": {"allow": ["Bash"]}, "disabledMcpjsonServers": ["proj", "other"]}`)
+	require.NoError(t, mcp.SaveApproval(project, "proj", true))
+	cfg, err := mcp.LoadConfig(project)
+	require.NoError(t, err)
+	assert.Equal(t, mcp.Approved, cfg.Servers["proj"].Approval)
+	b, err := os.ReadFile(local)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"permissions": {"allow": ["Bash"]}, "enabledMcpjsonServers": ["proj"], "disabledMcpjsonServers": ["other"]}`, string(b), "other settings are kept")
+
+	require.NoError(t, mcp.SaveApproval(project, "proj", false))
+	cfg, _ = mcp.LoadConfig(project)
+	assert.Equal(t, mcp.Rejected, cfg.Servers["proj"].Approval)
+
+	fresh := t.TempDir()
+	require.NoError(t, mcp.SaveApproval(fresh, "x", true))
+	info, err := os.Stat(filepath.Join(fresh, ".claude", "settings.local.json"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+}
+
+func TestConfigScopes(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	abs, _ := filepath.EvalSymlinks(project)
+	writeFile(t, filepath.Join(home, ".claude.json"), `{
+		"mcpServers": {"everywhere": {"command": "user-claude-json"}, "mine": {"command": "mine"}},
+		"projects": {"`+abs+`": {"mcpServers": {"everywhere": {"command": "local"}, "private": {"command": "p"}}}}}`)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledMcpjsonServers": ["shared"], "mcpServers": {"settings": {"command": "s"}, "shared": {"command": "user-version"}}}`)
+	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"everywhere": {"command": "project"}, "shared": {"command": "project-version"}}}`)
+	cfg, err := mcp.LoadConfig(project)
+	require.NoError(t, err)
+	tests := []struct {
+		server, command string
+		scope           mcp.Scope
+	}{
+		{"everywhere", "local", mcp.ScopeLocal},
+		{"private", "p", mcp.ScopeLocal},
+		{"mine", "mine", mcp.ScopeUser},
+		{"settings", "s", mcp.ScopeUser},
+		{"shared", "project-version", mcp.ScopeProject},
+	}
+	for _, tt := range tests {
+		sc := cfg.Servers[tt.server]
+		require.NotNil(t, sc, tt.server)
+		assert.Equal(t, tt.command, sc.Command, tt.server)
+		assert.Equal(t, tt.scope, sc.Scope, tt.server)
+	}
+	require.Len(t, cfg.Servers["shared"].Warnings, 1, "a project entry that replaces the user's server says so")
+	assert.Contains(t, cfg.Servers["shared"].Warnings[0], "replaces the user server")
+
+	m := newManager(t, cfg, nil)
+	assert.Contains(t, statusOf(m)["shared"].Warnings[0], "replaces the user server", "and Status shows it")
+}
+
+func TestStdioServersRunInTheProject(t *testing.T) {
+	noLeaks(t)
+	home, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	sub := filepath.Join(project, "tools")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	project, _ = filepath.EvalSymlinks(project)
+	entry := func(cwd string) string {
+		e := `{"command": "` + os.Args[0] + `", "args": ["-test.run=^$"], "env": {"MCPTEST_SCENARIO": "where"}`
+		if cwd != "" {
+			e += `, "cwd": "` + cwd + `"`
+		}
+		return e + `}`
+	}
+	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"plain": `+entry("")+`, "relative": `+entry("tools")+`, "absolute": `+entry(home)+`}}`)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true}`)
+	cfg, err := mcp.LoadConfig(project)
+	require.NoError(t, err)
+	m := newManager(t, cfg, nil)
+	ctx := ctxTimeout(t, 30*time.Second)
+	for name, wantDir := range map[string]string{"plain": project, "relative": filepath.Join(project, "tools"), "absolute": home} {
+		res, err := m.CallTool(ctx, "mcp__"+name+"__where", nil)
+		require.NoError(t, err, name)
+		dir, projectEnv, _ := strings.Cut(res.Text(), "|")
+		got, _ := filepath.EvalSymlinks(dir)
+		want, _ := filepath.EvalSymlinks(wantDir)
+		assert.Equal(t, want, got, name)
+		assert.Equal(t, project, projectEnv, "%s: CLAUDE_PROJECT_DIR", name)
+	}
 }

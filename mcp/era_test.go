@@ -115,92 +115,6 @@ func TestEras(t *testing.T) {
 	})
 }
 
-func TestModernRequestMeta(t *testing.T) {
-	noLeaks(t)
-	rec := &methods{}
-	srv := &mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on}
-	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet,
-		ClientInfo: &mcp.Implementation{Name: "tester", Version: "9"}, Roots: []mcp.Root{}})
-	require.NoError(t, err)
-	defer c.Close()
-	ctx := mcp.WithCallOptions(ctxTimeout(t, 5*time.Second), mcp.CallOptions{Progress: func(mcp.Progress) {}})
-	_, err = c.CallTool(ctx, "echo", map[string]string{"text": "x"})
-	require.NoError(t, err)
-	_, err = c.Tools(ctxTimeout(t, 5*time.Second))
-	require.NoError(t, err)
-
-	requests := 0
-	for _, m := range rec.all() {
-		if m.ID == nil {
-			continue
-		}
-		requests++
-		meta := metaOf(t, m.Params)
-		assert.JSONEq(t, `"2026-07-28"`, string(meta["io.modelcontextprotocol/protocolVersion"]), m.Method)
-		assert.JSONEq(t, `{"name":"tester","version":"9"}`, string(meta["io.modelcontextprotocol/clientInfo"]), m.Method)
-		assert.JSONEq(t, `{"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`, string(meta["io.modelcontextprotocol/clientCapabilities"]), m.Method)
-		if m.Method == "tools/call" {
-			assert.Contains(t, meta, "progressToken", "the caller's _meta is kept beside the modern keys")
-			var p struct {
-				Name      string
-				Arguments map[string]string
-			}
-			require.NoError(t, json.Unmarshal(m.Params, &p))
-			assert.Equal(t, "echo", p.Name)
-			assert.Equal(t, "x", p.Arguments["text"])
-		}
-	}
-	assert.Equal(t, 4, requests, "server/discover, ping, tools/call, tools/list")
-	assert.NotContains(t, rec.list(), "initialize")
-}
-
-func TestModernReplacements(t *testing.T) {
-	t.Run("SetLoggingLevel puts the level in the _meta of later requests", func(t *testing.T) {
-		noLeaks(t)
-		rec := &methods{}
-		c := connect(t, (&mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on}).Transport())
-		require.NoError(t, c.SetLoggingLevel(ctxTimeout(t, 5*time.Second), mcp.LevelWarning))
-		_, err := c.Tools(ctxTimeout(t, 5*time.Second))
-		require.NoError(t, err)
-		assert.NotContains(t, rec.list(), "logging/setLevel", "the modern revision removed it")
-		all := rec.all()
-		last := all[len(all)-1]
-		require.Equal(t, "tools/list", last.Method)
-		assert.JSONEq(t, `"warning"`, string(metaOf(t, last.Params)["io.modelcontextprotocol/logLevel"]))
-		assert.JSONEq(t, `"2026-07-28"`, string(metaOf(t, last.Params)["io.modelcontextprotocol/protocolVersion"]))
-	})
-	t.Run("Ping asks server/discover", func(t *testing.T) {
-		noLeaks(t)
-		rec := &methods{}
-		c := connect(t, (&mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on}).Transport())
-		require.NoError(t, c.Ping(ctxTimeout(t, 5*time.Second)))
-		assert.Equal(t, []string{"server/discover", "ping", "server/discover"}, rec.list(), "the handshake's probe and ping, then Ping's discover")
-	})
-	t.Run("SetRoots sends no list_changed, and the next input request sees the new roots", func(t *testing.T) {
-		noLeaks(t)
-		rec := &methods{}
-		var answer retryParams
-		srv := &mcptest.Server{Versions: mcptest.Modern, OnMessage: rec.on, Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
-			var p retryParams
-			json.Unmarshal(m.Params, &p)
-			if p.InputResponses == nil {
-				s.Reply(m.ID, inputRequired(map[string]any{"r": map[string]any{"method": "roots/list"}}, ""))
-				return
-			}
-			answer = p
-			s.Reply(m.ID, mcptest.TextResult("ok"))
-		}}}
-		c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), srv.Transport(), &mcp.Options{Logger: quiet, Roots: []mcp.Root{}})
-		require.NoError(t, err)
-		defer c.Close()
-		require.NoError(t, c.SetRoots(ctxTimeout(t, 5*time.Second), []mcp.Root{{URI: "file:///new"}}))
-		_, err = c.CallTool(ctxTimeout(t, 5*time.Second), "t", nil)
-		require.NoError(t, err)
-		assert.NotContains(t, rec.list(), "notifications/roots/list_changed")
-		assert.JSONEq(t, `{"roots":[{"uri":"file:///new"}]}`, string(answer.InputResponses["r"]))
-	})
-}
-
 func TestManagerServesBothEras(t *testing.T) {
 	noLeaks(t)
 	m := newManager(t, configOf(t, map[string]any{
@@ -280,66 +194,28 @@ func countOf(list []string, s string) int {
 	return n
 }
 
-// modernHTTP is a Streamable HTTP server of 2026-07-28 only: it answers
-// server/discover with caps and hands every other request to handle.
+// modernHTTP is a Streamable HTTP server of 2026-07-28 only: an mcptest
+// server with caps answers server/discover, and handle every other
+// request, at the HTTP level.
 func modernHTTP(t *testing.T, caps map[string]any, handle func(w http.ResponseWriter, r *http.Request, m rpcMsg)) *httptest.Server {
+	fake := &mcptest.Server{Versions: mcptest.Modern, Capabilities: caps}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
 		}
+		body, _ := io.ReadAll(r.Body)
 		var m rpcMsg
-		json.NewDecoder(r.Body).Decode(&m)
+		json.Unmarshal(body, &m)
 		if m.Method == "server/discover" {
-			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{"2026-07-28"}, "capabilities": caps}))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			fake.ServeHTTP(w, r)
 			return
 		}
 		handle(w, r, m)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
-}
-
-func TestModernHTTPHeaderMismatchRelists(t *testing.T) {
-	noLeaks(t)
-	var mu sync.Mutex
-	lists := 0
-	var calls []string // the Mcp-Param-Region header of each tools/call
-	srv := modernHTTP(t, map[string]any{"tools": map[string]any{}}, func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch m.Method {
-		case "tools/list":
-			lists++
-			region := map[string]any{"type": "string"}
-			if lists > 1 { // the tool changed: region is now mirrored
-				region["x-mcp-header"] = "Region"
-			}
-			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "ttlMs": 0, "tools": []any{map[string]any{"name": "q",
-				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"region": region}}}}}))
-		case "tools/call":
-			got := r.Header.Get("Mcp-Param-Region")
-			calls = append(calls, got)
-			if got == "" {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32020,"message":"Header mismatch: Mcp-Param-Region is missing"}}`)
-				return
-			}
-			writeJSON(w, result(m.ID, map[string]any{"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": "in " + got}}}))
-		}
-	})
-	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL}, nil)
-	require.True(t, c.Modern())
-	_, err := c.Tools(ctxTimeout(t, 5*time.Second))
-	require.NoError(t, err)
-	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "q", map[string]string{"region": "eu-west"})
-	require.NoError(t, err)
-	assert.Equal(t, "in eu-west", res.Text())
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, []string{"", "eu-west"}, calls, "refused without the header, then sent with it after listing again")
-	assert.Equal(t, 2, lists)
 }
 
 func TestModernHTTPBrokenStreamSendsTheRequestAgain(t *testing.T) {

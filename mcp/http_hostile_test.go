@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,56 +16,59 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// scripted is a Streamable HTTP server that answers the handshake itself
-// and hands tools/call (and, when set, GET) to the test.
+// scripted is an mcptest server over Streamable HTTP whose tools/call
+// (and, when set, GET and notifications) the test answers at the HTTP
+// level: status codes, redirects, bodies no server should send. A call
+// with no call set gets "ok".
 type scripted struct {
 	call        func(w http.ResponseWriter, r *http.Request, m rpcMsg)
 	get         func(w http.ResponseWriter, r *http.Request)
 	initialized func()                                                 // runs while the server handles notifications/initialized
 	notify      func(w http.ResponseWriter, r *http.Request, m rpcMsg) // other notifications
+
+	srv mcptest.Server
 }
 
 func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet:
+	if r.Method == http.MethodGet {
 		if s.get == nil {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
 		}
 		s.get(w, r)
 		return
-	case http.MethodDelete:
+	}
+	if r.Method != http.MethodPost {
+		s.srv.ServeHTTP(w, r)
 		return
 	}
 	var m rpcMsg
 	body, _ := io.ReadAll(r.Body)
 	json.Unmarshal(body, &m)
 	switch {
-	case m.Method == "initialize":
-		writeJSON(w, result(m.ID, map[string]any{"protocolVersion": "2025-11-25",
-			"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
-			"serverInfo":   map[string]any{"name": "scripted", "version": "1"}}))
-	case m.Method == "notifications/initialized":
-		if s.initialized != nil {
-			s.initialized()
-		}
-		w.WriteHeader(http.StatusAccepted)
-	case m.ID == nil && s.notify != nil:
+	case m.Method == "notifications/initialized" && s.initialized != nil:
+		s.initialized()
+	case m.ID == nil && m.Method != "notifications/initialized" && s.notify != nil:
 		s.notify(w, r, m)
-	case m.ID == nil:
-		w.WriteHeader(http.StatusAccepted)
+		return
 	case m.Method == "tools/call" && s.call != nil:
 		s.call(w, r, m)
-	default:
+		return
+	case m.Method == "tools/call":
 		writeJSON(w, result(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}))
+		return
 	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	s.srv.ServeHTTP(w, r)
 }
 
 func scriptedServer(t *testing.T, s *scripted) *httptest.Server {
+	s.srv.Name = "scripted"
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return srv

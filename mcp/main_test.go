@@ -2,14 +2,17 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -58,4 +61,72 @@ func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// recorder keeps the params of each request the fake server received.
+type recorder struct {
+	mu   sync.Mutex
+	seen map[string][]json.RawMessage
+}
+
+func (r *recorder) on(m *mcptest.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string][]json.RawMessage{}
+	}
+	r.seen[m.Method] = append(r.seen[m.Method], m.Params)
+}
+
+func (r *recorder) params(method string) []json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[method]
+}
+
+// replying answers method with a fixed result.
+func replying(result string) mcptest.Handler {
+	return func(s *mcptest.Session, m *mcptest.Message) { s.Reply(m.ID, json.RawMessage(result)) }
+}
+
+// tasksFor is the tasks capability of a client that runs requests as
+// tasks.
+func tasksFor(requests string) string {
+	return `"tasks":{"list":{},"cancel":{},"requests":{` + requests + `}}`
+}
+
+// ask makes the fake server send one request to the client during a tool
+// call and answer the call with the client's raw response.
+func ask(method string, params any) *mcptest.Server {
+	responses := make(chan *mcptest.Message, 1)
+	return &mcptest.Server{
+		OnMessage: func(m *mcptest.Message) {
+			if m.Method == "" && string(m.ID) == `"q"` {
+				responses <- m
+			}
+		},
+		Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			s.Request("q", method, params)
+			go func() {
+				r := <-responses
+				out := string(r.Result)
+				if r.Error != nil {
+					out = "error:" + string(r.Error)
+				}
+				s.Reply(m.ID, mcptest.TextResult(out))
+			}()
+		}},
+	}
+}
+
+// askClient runs ask and returns the client's response.
+func askClient(t *testing.T, opts mcp.Options, method string, params any) string {
+	t.Helper()
+	opts.Logger = quiet
+	c, err := mcp.Connect(ctxTimeout(t, 5*time.Second), ask(method, params).Transport(), &opts)
+	require.NoError(t, err)
+	defer c.Close()
+	res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+	require.NoError(t, err)
+	return res.Text()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -327,30 +326,6 @@ func connectWith(t *testing.T, tr mcp.Transport, opts *mcp.Options) *mcp.Connect
 	return c
 }
 
-func TestModernServerMayAnswerAnyCallWithATask(t *testing.T) {
-	noLeaks(t)
-	f := newTaskFake(true)
-	f.script = []map[string]any{f.task("completed", map[string]any{"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "late"}}}})}
-	srv := f.server()
-	srv.Tools = []json.RawMessage{mcptest.Raw(map[string]any{"name": "slow", "inputSchema": map[string]any{"type": "object"}})} // no execution
-	c := connect(t, srv.Transport())
-	res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
-	require.NoError(t, err)
-	assert.Equal(t, "late", res.Text())
-
-	t.Run("unless the client turned tasks off", func(t *testing.T) {
-		var caps json.RawMessage
-		srv.OnMessage = func(m *mcptest.Message) {
-			if m.Method == "tools/call" {
-				caps = json.RawMessage(gjson(t, m.Params, "_meta", "io.modelcontextprotocol/clientCapabilities"))
-			}
-		}
-		c := connectWith(t, srv.Transport(), &mcp.Options{Logger: quiet, DisableTasks: true})
-		c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
-		assert.NotContains(t, string(caps), mcp.ExtensionTasks)
-	})
-}
-
 func TestExplicitTaskAPI(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
@@ -404,127 +379,6 @@ func TestExplicitTaskAPI(t *testing.T) {
 	}
 }
 
-func TestManagerRoutesTasks(t *testing.T) {
-	noLeaks(t)
-	f := newTaskFake(false)
-	done := map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}
-	f.script = []map[string]any{f.task("completed", nil)}
-	f.result = done
-	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
-	defer m.Close()
-	require.NoError(t, m.Add("jobs", f.server().Transport()))
-	ctx := ctxTimeout(t, 10*time.Second)
-	res, err := m.CallTool(ctx, "mcp__jobs__slow", nil)
-	require.NoError(t, err)
-	assert.Equal(t, "done", res.Text())
-	task, err := m.StartToolTask(ctx, "mcp__jobs__slow", nil)
-	require.NoError(t, err)
-	res, err = task.Wait(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, "done", res.Text())
-
-	// The task's own methods ask its server, as the Manager has no task ids.
-	got, err := task.Get(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, mcp.TaskCompleted, got.Status)
-	cancelled, err := task.Cancel(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, "t1", <-f.cancelled)
-	assert.Equal(t, mcp.TaskCancelled, cancelled.Status)
-}
-
-func TestServerRequestsAsTasks(t *testing.T) {
-	// The server asks the client to run its sampling as a task, then polls
-	// and fetches the result, as a 2025-11-25 server does.
-	noLeaks(t)
-	type answer struct{ result, err json.RawMessage }
-	answers := make(chan answer, 16)
-	srv := &mcptest.Server{OnMessage: func(m *mcptest.Message) {
-		if m.Method == "" && m.ID != nil {
-			answers <- answer{m.Result, m.Error}
-		}
-	}}
-	var session atomic.Pointer[mcptest.Session]
-	srv.Handlers = map[string]mcptest.Handler{"notifications/initialized": func(s *mcptest.Session, m *mcptest.Message) { session.Store(s) }}
-	release := make(chan struct{})
-	ended := make(chan error, 1)
-	var sampled atomic.Int32
-	c := connectWith(t, srv.Transport(), &mcp.Options{Logger: quiet, MaxTasks: 1,
-		Sampling: func(ctx context.Context, c *mcp.Connection, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			if req.Messages[0].Content[0].Text == "block" {
-				<-ctx.Done()
-				ended <- ctx.Err()
-				return nil, ctx.Err()
-			}
-			sampled.Add(1)
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			return &mcp.CreateMessageResult{Content: []mcp.Content{{Type: "text", Text: "sampled"}}, Model: "m"}, nil
-		}})
-	_ = c
-	require.Eventually(t, func() bool { return session.Load() != nil }, 10*time.Second, time.Millisecond)
-	s := session.Load()
-	ask := func(id any, method string, params any) answer {
-		require.NoError(t, s.Request(id, method, params))
-		select {
-		case a := <-answers:
-			return a
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no answer to %s", method)
-			return answer{}
-		}
-	}
-	sampling := map[string]any{"task": map[string]any{"ttl": 60000}, "maxTokens": 10,
-		"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}}
-
-	created := ask(1, "sampling/createMessage", sampling)
-	require.Nil(t, created.err)
-	taskID := gjson(t, created.result, "task", "taskId")
-	assert.JSONEq(t, `"working"`, gjson(t, created.result, "task", "status"))
-	assert.JSONEq(t, `60000`, gjson(t, created.result, "task", "ttl"))
-
-	busy := ask(2, "sampling/createMessage", sampling)
-	assert.Contains(t, string(busy.err), fmt.Sprint(mcp.CodeServerBusy), "MaxTasks 1: a second task is refused")
-
-	got := ask(3, "tasks/get", map[string]any{"taskId": json.RawMessage(taskID)})
-	assert.JSONEq(t, `"working"`, gjson(t, got.result, "status"))
-	list := ask(4, "tasks/list", nil)
-	assert.Contains(t, string(list.result), "mcplug-task-1")
-
-	close(release)
-	result := ask(5, "tasks/result", map[string]any{"taskId": json.RawMessage(taskID)})
-	require.Nil(t, result.err)
-	assert.JSONEq(t, `"sampled"`, gjson(t, result.result, "content", "text"))
-	assert.JSONEq(t, `{"taskId":`+taskID+`}`, gjson(t, result.result, "_meta", "io.modelcontextprotocol/related-task"))
-	assert.EqualValues(t, 1, sampled.Load())
-
-	t.Run("a task the server cancels ends its handler", func(t *testing.T) {
-		block := map[string]any{"task": map[string]any{}, "maxTokens": 10,
-			"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "block"}}}}
-		blocked := ask(6, "sampling/createMessage", block)
-		require.Nil(t, blocked.err)
-		id := json.RawMessage(gjson(t, blocked.result, "task", "taskId"))
-		cancelled := ask(7, "tasks/cancel", map[string]any{"taskId": id})
-		require.Nil(t, cancelled.err)
-		assert.JSONEq(t, `"cancelled"`, gjson(t, cancelled.result, "status"))
-		assert.ErrorIs(t, <-ended, context.Canceled)
-		result := ask(8, "tasks/result", map[string]any{"taskId": id})
-		assert.Contains(t, string(result.err), "cancelled")
-		unknown := ask(9, "tasks/get", map[string]any{"taskId": "nope"})
-		assert.Contains(t, string(unknown.err), "unknown task")
-
-		again := ask(10, "tasks/cancel", map[string]any{"taskId": id})
-		assert.JSONEq(t, fmt.Sprint(mcp.CodeInvalidParams), gjson(t, again.err, "code"), "a cancelled task is not cancelled again")
-		completed := ask(11, "tasks/cancel", map[string]any{"taskId": json.RawMessage(taskID)})
-		assert.JSONEq(t, fmt.Sprint(mcp.CodeInvalidParams), gjson(t, completed.err, "code"), "nor a completed one")
-		still := ask(12, "tasks/get", map[string]any{"taskId": json.RawMessage(taskID)})
-		assert.JSONEq(t, `"completed"`, gjson(t, still.result, "status"))
-	})
-}
-
 func TestAToolOutsideTheListingIsLookedUpOnce(t *testing.T) {
 	noLeaks(t)
 	f := newTaskFake(false)
@@ -543,43 +397,6 @@ func TestAToolOutsideTheListingIsLookedUpOnce(t *testing.T) {
 		assert.Equal(t, "plain", res.Text())
 	}
 	assert.EqualValues(t, 1, lists.Load(), "one listing to learn that the tool asks for no task")
-}
-
-func TestStartToolTaskAsksOnlyForWhatTheToolAllows(t *testing.T) {
-	noLeaks(t)
-	f := newTaskFake(false)
-	srv := f.server()
-	srv.Tools = append(srv.Tools,
-		mcptest.Raw(map[string]any{"name": "plain", "inputSchema": map[string]any{"type": "object"}}),
-		mcptest.Raw(map[string]any{"name": "never", "inputSchema": map[string]any{"type": "object"}, "execution": map[string]any{"taskSupport": "forbidden"}}),
-		mcptest.Raw(map[string]any{"name": "either", "inputSchema": map[string]any{"type": "object"}, "execution": map[string]any{"taskSupport": "optional"}}))
-	c := connect(t, srv.Transport())
-	ctx := ctxTimeout(t, 10*time.Second)
-	for _, tc := range []struct{ tool, says string }{{"plain", "absent"}, {"never", "forbidden"}, {"unlisted", "absent"}} {
-		_, err := c.StartToolTask(ctx, tc.tool, nil)
-		require.ErrorIs(t, err, mcp.ErrNoTaskSupport, tc.tool)
-		assert.ErrorContains(t, err, "taskSupport is "+tc.says)
-	}
-	f.mu.Lock()
-	assert.Empty(t, f.calls, "no tools/call sent for a tool that is not to run as a task")
-	f.mu.Unlock()
-
-	task, err := c.StartToolTask(ctx, "either", nil)
-	require.NoError(t, err)
-	assert.Equal(t, "t1", task.ID)
-
-	t.Run("nor on a server that offers no tasks for tool calls", func(t *testing.T) {
-		srv := f.server()
-		srv.Capabilities = map[string]any{"tools": map[string]any{}}
-		c := connect(t, srv.Transport())
-		_, err := c.StartToolTask(ctx, "slow", nil)
-		assert.ErrorIs(t, err, mcp.ErrNoTaskSupport)
-	})
-	t.Run("nor with tasks turned off", func(t *testing.T) {
-		c := connectWith(t, f.server().Transport(), &mcp.Options{Logger: quiet, DisableTasks: true})
-		_, err := c.StartToolTask(ctx, "slow", nil)
-		assert.ErrorIs(t, err, mcp.ErrNoTaskSupport)
-	})
 }
 
 func TestACancelledTaskEndsWithErrTaskCancelled(t *testing.T) {
@@ -613,32 +430,6 @@ func TestACancelledTaskEndsWithErrTaskCancelled(t *testing.T) {
 		assert.ErrorIs(t, err, mcp.ErrTaskCancelled)
 		var rpcErr *mcp.Error
 		assert.ErrorAs(t, err, &rpcErr, "the server's error is kept")
-	})
-}
-
-func TestATaskHandleForAPlainCallIsFollowed(t *testing.T) {
-	noLeaks(t)
-	f := newTaskFake(false)
-	done := map[string]any{"content": []any{map[string]any{"type": "text", "text": "done late"}}}
-	f.script = []map[string]any{f.task("working", nil), f.task("completed", nil)}
-	f.result = done
-	srv := f.server()
-	srv.Tools = []json.RawMessage{mcptest.Raw(map[string]any{"name": "slow", "inputSchema": map[string]any{"type": "object"}})} // asks for no task
-	f.onCall = func(s *mcptest.Session, m *mcptest.Message, seed map[string]any) {
-		s.Reply(m.ID, map[string]any{"task": seed})
-	}
-	c := connect(t, srv.Transport())
-	res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
-	require.NoError(t, err)
-	assert.Equal(t, "done late", res.Text(), "the work is not lost")
-	f.mu.Lock()
-	assert.NotContains(t, string(f.calls[0]), `"task"`, "no task was asked for")
-	f.mu.Unlock()
-
-	t.Run("unless tasks are off", func(t *testing.T) {
-		c := connectWith(t, srv.Transport(), &mcp.Options{Logger: quiet, DisableTasks: true})
-		_, err := c.CallTool(ctxTimeout(t, 10*time.Second), "slow", nil)
-		assert.ErrorIs(t, err, mcp.ErrBadResult)
 	})
 }
 

@@ -2,18 +2,11 @@ package mcp_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -232,49 +225,6 @@ func TestUserServersRunOutsideAnUntrustedWorkspace(t *testing.T) {
 	})
 }
 
-func TestConfigFilesMustBeRegularAndBounded(t *testing.T) {
-	tests := []struct {
-		name  string
-		make  func(t *testing.T, path string)
-		match error
-	}{
-		{"a symlink to /dev/zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }, mcp.ErrNotRegularFile},
-		{"a named pipe nobody writes", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) }, mcp.ErrNotRegularFile},
-		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }, mcp.ErrNotRegularFile},
-		{"a file over the bound", func(t *testing.T, path string) {
-			f, err := os.Create(path)
-			require.NoError(t, err)
-			require.NoError(t, f.Truncate(5<<20))
-			require.NoError(t, f.Close())
-		}, mcp.ErrFileTooLarge},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name+" is an error of that file, and hides nothing else", func(t *testing.T) {
-			home, project := scratch(t)
-			writeFile(t, filepath.Join(home, ".claude.json"), `{"mcpServers": {"mine": {"command": "x"}}}`)
-			tt.make(t, filepath.Join(project, ".mcp.json"))
-			cfg, err := mcp.LoadConfig(project)
-			require.ErrorIs(t, err, tt.match)
-			require.Len(t, cfg.Errors, 1)
-			assert.Equal(t, filepath.Join(project, ".mcp.json"), cfg.Errors[0].File)
-			assert.Equal(t, []string{"mine"}, cfg.Names())
-		})
-	}
-	t.Run("a symlink to a regular file is read", func(t *testing.T) {
-		_, project := scratch(t)
-		target := filepath.Join(t.TempDir(), "servers.json")
-		writeFile(t, target, `{"mcpServers": {"linked": {"command": "x"}}}`)
-		require.NoError(t, os.Symlink(target, filepath.Join(project, ".mcp.json")))
-		cfg, err := mcp.LoadConfig(project)
-		require.NoError(t, err)
-		assert.Equal(t, []string{"linked"}, cfg.Names())
-	})
-	t.Run("LoadConfigFile has the same rules", func(t *testing.T) {
-		_, err := mcp.LoadConfigFile("/dev/zero")
-		assert.ErrorIs(t, err, mcp.ErrNotRegularFile)
-	})
-}
-
 func TestSaveApprovalNeverWritesThroughASymlink(t *testing.T) {
 	t.Run("a settings.local.json that links elsewhere", func(t *testing.T) {
 		home, project := scratch(t)
@@ -295,163 +245,6 @@ func TestSaveApprovalNeverWritesThroughASymlink(t *testing.T) {
 		require.ErrorIs(t, err, mcp.ErrNotRegularFile)
 		assert.NoFileExists(t, filepath.Join(home, ".claude", "settings.local.json"))
 	})
-}
-
-func TestTrustWorkspaceHook(t *testing.T) {
-	approvedLocally := func(t *testing.T) (project, ran string) {
-		_, project, ran = projectWithServer(t)
-		writeFile(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["proj"]}`)
-		return project, ran
-	}
-	t.Run("untrusted, the workspace's own approval says why it does not count", func(t *testing.T) {
-		noLeaks(t)
-		project, ran := approvedLocally(t)
-		cfg, _ := mcp.LoadConfig(project)
-		m := newManager(t, cfg, nil)
-		require.NoError(t, m.Connect(ctxTimeout(t, 5*time.Second)))
-		st := statusOf(m)["proj"]
-		assert.Equal(t, mcp.StateNeedsApproval, st.State)
-		assert.ErrorContains(t, st.Err, "once the workspace is trusted")
-		assert.NoFileExists(t, ran)
-	})
-	for _, answer := range []bool{true, false} {
-		t.Run("asked once; its answer decides: "+map[bool]string{true: "trusted", false: "not trusted"}[answer], func(t *testing.T) {
-			noLeaks(t)
-			project, ran := approvedLocally(t)
-			cfg, _ := mcp.LoadConfig(project)
-			var asked atomic.Int32
-			var gotRoot string
-			m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(_ context.Context, ws *mcp.Workspace) bool {
-				asked.Add(1)
-				gotRoot = ws.Root
-				return answer
-			}})
-			var wg sync.WaitGroup
-			for range 4 {
-				wg.Add(1)
-				go func() { defer wg.Done(); m.Connect(ctxTimeout(t, 10*time.Second)) }()
-			}
-			wg.Wait()
-			assert.Equal(t, int32(1), asked.Load())
-			assert.Equal(t, cfg.Workspace.Root, gotRoot)
-			if answer {
-				assert.FileExists(t, ran, "approved in the trusted workspace's settings, so started")
-			} else {
-				assert.NoFileExists(t, ran)
-				assert.Equal(t, mcp.StateNeedsApproval, statusOf(m)["proj"].State)
-			}
-		})
-	}
-	t.Run("an approval given before the workspace was trusted stands", func(t *testing.T) {
-		noLeaks(t)
-		_, project, ran := projectWithServer(t) // approved nowhere
-		cfg, _ := mcp.LoadConfig(project)
-		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(context.Context, *mcp.Workspace) bool { return true }})
-		require.NoError(t, m.Approve("proj"))
-		m.Connect(ctxTimeout(t, 10*time.Second)) // touch is no MCP server: it fails, after it ran
-		assert.FileExists(t, ran, "the server the program approved was started")
-	})
-	t.Run("a caller whose ctx ends while it is asked gets ctx's error, and it is asked again", func(t *testing.T) {
-		noLeaks(t)
-		project, _ := approvedLocally(t)
-		cfg, _ := mcp.LoadConfig(project)
-		var asked atomic.Int32
-		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(ctx context.Context, _ *mcp.Workspace) bool {
-			if asked.Add(1) == 1 {
-				<-ctx.Done()
-			}
-			return false
-		}})
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		assert.ErrorIs(t, m.Connect(ctx), context.Canceled)
-		require.NoError(t, m.Connect(ctxTimeout(t, 5*time.Second)))
-		assert.Equal(t, int32(2), asked.Load())
-	})
-}
-
-func TestHeadersHelperBounds(t *testing.T) {
-	remote := func(t *testing.T, helper string) *mcp.Config {
-		b, err := json.Marshal(map[string]any{"r": map[string]any{"type": "http", "url": "http://127.0.0.1:1/mcp", "headersHelper": helper}})
-		require.NoError(t, err)
-		cfg, err := mcp.ParseConfig(strings.NewReader(string(b)), "cfg.json")
-		require.NoError(t, err)
-		return cfg
-	}
-	t.Run("output past 64 KiB fails the server, and the helper is killed", func(t *testing.T) {
-		pidFile := filepath.Join(t.TempDir(), "pid")
-		_, err := remote(t, `echo $$ > `+pidFile+`; exec yes '"padding"'`).Servers["r"].Transport()
-		require.ErrorIs(t, err, mcp.ErrHeadersHelper)
-		assert.Contains(t, err.Error(), "more than 65536 bytes")
-		b, rerr := os.ReadFile(pidFile)
-		require.NoError(t, rerr)
-		var pid int
-		_, _ = fmt.Sscan(strings.TrimSpace(string(b)), &pid)
-		assert.True(t, gone(pid), "the helper's process is gone")
-	})
-	t.Run("Manager.Close does not wait for a helper that hangs", func(t *testing.T) {
-		noLeaks(t)
-		marker := filepath.Join(t.TempDir(), "running")
-		m := newManager(t, remote(t, `touch `+marker+`; sleep 30`), nil)
-		started := make(chan error, 1)
-		go func() { started <- m.Connect(context.Background()) }()
-		require.Eventually(t, func() bool { _, err := os.Stat(marker); return err == nil }, 10*time.Second, time.Millisecond, "the helper runs")
-		begin := time.Now()
-		require.NoError(t, m.Close())
-		assert.Less(t, time.Since(begin), 5*time.Second, "Close kills the helper rather than wait out its 10 s")
-		<-started
-	})
-	t.Run("a project server's helper runs only in a trusted workspace", func(t *testing.T) {
-		home, project := scratch(t)
-		ran := filepath.Join(t.TempDir(), "ran")
-		writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"r": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headersHelper": "touch `+ran+`; echo {}"}}}`)
-		writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true}`)
-		cfg, err := mcp.LoadConfig(project)
-		require.NoError(t, err)
-		require.Equal(t, mcp.Approved, cfg.Servers["r"].Approval, "approved by the user, yet the workspace is not trusted")
-		_, err = cfg.Servers["r"].Transport()
-		require.ErrorIs(t, err, mcp.ErrHeadersHelper)
-		assert.ErrorContains(t, err, "not trusted")
-		assert.NoFileExists(t, ran)
-
-		require.NoError(t, mcp.SaveTrust(project))
-		cfg, err = mcp.LoadConfig(project)
-		require.NoError(t, err)
-		_, err = cfg.Servers["r"].Transport()
-		require.NoError(t, err)
-		assert.FileExists(t, ran)
-	})
-}
-
-func TestNothingReachesAnUnapprovedServer(t *testing.T) {
-	noLeaks(t)
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		w.WriteHeader(http.StatusUnauthorized)
-	}))
-	defer srv.Close()
-	home, project := scratch(t)
-	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"pending": {"type": "http", "url": "`+srv.URL+`/mcp"}, "rejected": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
-	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"disabledMcpjsonServers": ["rejected"]}`)
-	cfg, err := mcp.LoadConfig(project)
-	require.NoError(t, err)
-	var built atomic.Int32
-	m := newManager(t, cfg, &mcp.ManagerOptions{Authorizer: func(string, *mcp.ServerConfig) mcp.Authorizer {
-		built.Add(1)
-		return signer{}
-	}})
-	require.NoError(t, m.Connect(ctxTimeout(t, 5*time.Second)))
-	m.Status()
-	for _, name := range []string{"pending", "rejected"} {
-		err := m.SignIn(ctxTimeout(t, 5*time.Second), name, func(context.Context, string) (*url.URL, error) {
-			return nil, errors.New("the browser must not be opened")
-		})
-		require.Error(t, err, name)
-		assert.NotContains(t, err.Error(), "browser must not", name)
-	}
-	assert.Zero(t, hits.Load(), "no request reached the server")
-	assert.Zero(t, built.Load(), "no Authorizer was made for it")
 }
 
 // signer is an Authorizer that offers SignIn, and fails loudly if used.

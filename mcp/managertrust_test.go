@@ -2,9 +2,9 @@ package mcp_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,15 +14,77 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// projectWithServer makes a home and a project whose .mcp.json has the
-// server "proj", which would create the file ran if it were started.
-func projectWithServer(t *testing.T) (home, project, ran string) {
-	t.Helper()
-	home, project = t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
-	ran = filepath.Join(t.TempDir(), "ran")
-	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "touch", "args": ["`+ran+`"]}}}`)
-	return home, project, ran
+func TestTrustWorkspaceHook(t *testing.T) {
+	approvedLocally := func(t *testing.T) (project, ran string) {
+		_, project, ran = projectWithServer(t)
+		writeFile(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["proj"]}`)
+		return project, ran
+	}
+	t.Run("untrusted, the workspace's own approval says why it does not count", func(t *testing.T) {
+		noLeaks(t)
+		project, ran := approvedLocally(t)
+		cfg, _ := mcp.LoadConfig(project)
+		m := newManager(t, cfg, nil)
+		require.NoError(t, m.Connect(ctxTimeout(t, 5*time.Second)))
+		st := statusOf(m)["proj"]
+		assert.Equal(t, mcp.StateNeedsApproval, st.State)
+		assert.ErrorContains(t, st.Err, "once the workspace is trusted")
+		assert.NoFileExists(t, ran)
+	})
+	for _, answer := range []bool{true, false} {
+		t.Run("asked once; its answer decides: "+map[bool]string{true: "trusted", false: "not trusted"}[answer], func(t *testing.T) {
+			noLeaks(t)
+			project, ran := approvedLocally(t)
+			cfg, _ := mcp.LoadConfig(project)
+			var asked atomic.Int32
+			var gotRoot string
+			m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(_ context.Context, ws *mcp.Workspace) bool {
+				asked.Add(1)
+				gotRoot = ws.Root
+				return answer
+			}})
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Add(1)
+				go func() { defer wg.Done(); m.Connect(ctxTimeout(t, 10*time.Second)) }()
+			}
+			wg.Wait()
+			assert.Equal(t, int32(1), asked.Load())
+			assert.Equal(t, cfg.Workspace.Root, gotRoot)
+			if answer {
+				assert.FileExists(t, ran, "approved in the trusted workspace's settings, so started")
+			} else {
+				assert.NoFileExists(t, ran)
+				assert.Equal(t, mcp.StateNeedsApproval, statusOf(m)["proj"].State)
+			}
+		})
+	}
+	t.Run("an approval given before the workspace was trusted stands", func(t *testing.T) {
+		noLeaks(t)
+		_, project, ran := projectWithServer(t) // approved nowhere
+		cfg, _ := mcp.LoadConfig(project)
+		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(context.Context, *mcp.Workspace) bool { return true }})
+		require.NoError(t, m.Approve("proj"))
+		m.Connect(ctxTimeout(t, 10*time.Second)) // touch is no MCP server: it fails, after it ran
+		assert.FileExists(t, ran, "the server the program approved was started")
+	})
+	t.Run("a caller whose ctx ends while it is asked gets ctx's error, and it is asked again", func(t *testing.T) {
+		noLeaks(t)
+		project, _ := approvedLocally(t)
+		cfg, _ := mcp.LoadConfig(project)
+		var asked atomic.Int32
+		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(ctx context.Context, _ *mcp.Workspace) bool {
+			if asked.Add(1) == 1 {
+				<-ctx.Done()
+			}
+			return false
+		}})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		assert.ErrorIs(t, m.Connect(ctx), context.Canceled)
+		require.NoError(t, m.Connect(ctxTimeout(t, 5*time.Second)))
+		assert.Equal(t, int32(2), asked.Load())
+	})
 }
 
 func TestProjectServersNeedApproval(t *testing.T) {
@@ -137,91 +199,13 @@ func TestManagerStartsNoUnapprovedProjectServer(t *testing.T) {
 	})
 }
 
-func TestSaveApproval(t *testing.T) {
-	_, project, _ := projectWithServer(t)
-	require.NoError(t, mcp.SaveTrust(project))
-	local := filepath.Join(project, ".claude", "settings.local.json")
-	writeFile(t, local, `{"permissions": {"allow": ["Bash"]}, "disabledMcpjsonServers": ["proj", "other"]}`)
-	require.NoError(t, mcp.SaveApproval(project, "proj", true))
-	cfg, err := mcp.LoadConfig(project)
-	require.NoError(t, err)
-	assert.Equal(t, mcp.Approved, cfg.Servers["proj"].Approval)
-	b, err := os.ReadFile(local)
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"permissions": {"allow": ["Bash"]}, "enabledMcpjsonServers": ["proj"], "disabledMcpjsonServers": ["other"]}`, string(b), "other settings are kept")
-
-	require.NoError(t, mcp.SaveApproval(project, "proj", false))
-	cfg, _ = mcp.LoadConfig(project)
-	assert.Equal(t, mcp.Rejected, cfg.Servers["proj"].Approval)
-
-	fresh := t.TempDir()
-	require.NoError(t, mcp.SaveApproval(fresh, "x", true))
-	info, err := os.Stat(filepath.Join(fresh, ".claude", "settings.local.json"))
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
-}
-
-func TestConfigScopes(t *testing.T) {
-	home, project := t.TempDir(), t.TempDir()
+// projectWithServer makes a home and a project whose .mcp.json has the
+// server "proj", which would create the file ran if it were started.
+func projectWithServer(t *testing.T) (home, project, ran string) {
+	t.Helper()
+	home, project = t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
-	abs, _ := filepath.EvalSymlinks(project)
-	writeFile(t, filepath.Join(home, ".claude.json"), `{
-		"mcpServers": {"everywhere": {"command": "user-claude-json"}, "mine": {"command": "mine"}},
-		"projects": {"`+abs+`": {"mcpServers": {"everywhere": {"command": "local"}, "private": {"command": "p"}}}}}`)
-	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledMcpjsonServers": ["shared"], "mcpServers": {"settings": {"command": "s"}, "shared": {"command": "user-version"}}}`)
-	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"everywhere": {"command": "project"}, "shared": {"command": "project-version"}}}`)
-	cfg, err := mcp.LoadConfig(project)
-	require.NoError(t, err)
-	tests := []struct {
-		server, command string
-		scope           mcp.Scope
-	}{
-		{"everywhere", "local", mcp.ScopeLocal},
-		{"private", "p", mcp.ScopeLocal},
-		{"mine", "mine", mcp.ScopeUser},
-		{"settings", "s", mcp.ScopeUser},
-		{"shared", "project-version", mcp.ScopeProject},
-	}
-	for _, tt := range tests {
-		sc := cfg.Servers[tt.server]
-		require.NotNil(t, sc, tt.server)
-		assert.Equal(t, tt.command, sc.Command, tt.server)
-		assert.Equal(t, tt.scope, sc.Scope, tt.server)
-	}
-	require.Len(t, cfg.Servers["shared"].Warnings, 1, "a project entry that replaces the user's server says so")
-	assert.Contains(t, cfg.Servers["shared"].Warnings[0], "replaces the user server")
-
-	m := newManager(t, cfg, nil)
-	assert.Contains(t, statusOf(m)["shared"].Warnings[0], "replaces the user server", "and Status shows it")
-}
-
-func TestStdioServersRunInTheProject(t *testing.T) {
-	noLeaks(t)
-	home, project := t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
-	sub := filepath.Join(project, "tools")
-	require.NoError(t, os.MkdirAll(sub, 0o755))
-	project, _ = filepath.EvalSymlinks(project)
-	entry := func(cwd string) string {
-		e := `{"command": "` + os.Args[0] + `", "args": ["-test.run=^$"], "env": {"MCPTEST_SCENARIO": "where"}`
-		if cwd != "" {
-			e += `, "cwd": "` + cwd + `"`
-		}
-		return e + `}`
-	}
-	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"plain": `+entry("")+`, "relative": `+entry("tools")+`, "absolute": `+entry(home)+`}}`)
-	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enableAllProjectMcpServers": true}`)
-	cfg, err := mcp.LoadConfig(project)
-	require.NoError(t, err)
-	m := newManager(t, cfg, nil)
-	ctx := ctxTimeout(t, 30*time.Second)
-	for name, wantDir := range map[string]string{"plain": project, "relative": filepath.Join(project, "tools"), "absolute": home} {
-		res, err := m.CallTool(ctx, "mcp__"+name+"__where", nil)
-		require.NoError(t, err, name)
-		dir, projectEnv, _ := strings.Cut(res.Text(), "|")
-		got, _ := filepath.EvalSymlinks(dir)
-		want, _ := filepath.EvalSymlinks(wantDir)
-		assert.Equal(t, want, got, name)
-		assert.Equal(t, project, projectEnv, "%s: CLAUDE_PROJECT_DIR", name)
-	}
+	ran = filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "touch", "args": ["`+ran+`"]}}}`)
+	return home, project, ran
 }
