@@ -483,10 +483,6 @@ func (c *Connection) responseError(raw []byte) error {
 	if tl, ok := ndjson.TooLarge(e.Code, e.Data); ok {
 		return &MessageTooLargeError{Size: tl.Size, Max: tl.Max}
 	}
-	keeper, _ := c.stream.Stream.(failureKeeper)
-	if err, ok := transportError(keeper, e.Data); ok {
-		return err // a failed HTTP exchange, not the server's answer
-	}
 	return &Error{Code: e.Code, Message: e.Message, Data: e.Data}
 }
 

@@ -114,6 +114,16 @@ type rawReader interface {
 	readRaw() ([]byte, error)
 }
 
+// failureRouter is a Stream whose failed exchanges fail only their
+// request (the HTTP transports: a POST that failed, an answer that does
+// not decode): the Connection names where such a failure goes, and the
+// call gets the Go error as it is (an *HTTPStatusError, a
+// *RedirectError, ErrBadResult). A stream given no route answers the
+// request with a JSON-RPC error response saying what failed.
+type failureRouter interface {
+	routeFailures(func(id []byte, err error))
+}
+
 // aborter is a Stream that can end at once, without the grace periods of
 // Close (a child process killed): for a connection whose handshake failed.
 type aborter interface {
@@ -129,10 +139,10 @@ var (
 	_ rawReader     = (*httpStream)(nil)
 	_ eraCache      = (*httpStream)(nil)
 	_ sessionIDer   = (*httpStream)(nil)
-	_ failureKeeper = (*httpStream)(nil)
+	_ failureRouter = (*httpStream)(nil)
 	_ loggerUser    = (*httpStream)(nil)
 	_ rawReader     = (*sseStream)(nil)
-	_ failureKeeper = (*sseStream)(nil)
+	_ failureRouter = (*sseStream)(nil)
 	_ loggerUser    = (*sseStream)(nil)
 	_ lineIO        = (*lineStream)(nil)
 	_ loggerUser    = (*lineStream)(nil)
@@ -154,6 +164,9 @@ func newConnStream(s Stream, c *Connection) *connStream {
 	if l, ok := s.(lineIO); ok {
 		cs.lines = l
 		cs.lead = l.setReadDeadline(time.Time{})
+	}
+	if r, ok := s.(failureRouter); ok {
+		r.routeFailures(c.failRequest)
 	}
 	if p, ok := s.(directPoster); ok {
 		cs.poster = p
@@ -471,6 +484,18 @@ func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 		c.logger.Debug("mcp: dropped a response no call waits for (late, duplicate or unknown id)", "id", string(top.ID))
 	}
 	return waiting
+}
+
+// failRequest fails the call waiting for the request id with err, a
+// failure of its exchange (see failureRouter).
+func (c *Connection) failRequest(id []byte, err error) {
+	n, perr := strconv.ParseUint(string(id), 10, 64)
+	if perr == nil {
+		if delivered, _ := c.pending.deliver(n, reply{err: err}); delivered {
+			return
+		}
+	}
+	c.logger.Debug("mcp: a failed exchange no call waits for", "id", string(id), "err", err)
 }
 
 // writeRequest writes an encoded request (ending in a newline); h, when

@@ -107,10 +107,9 @@ func NewHTTPTransport(url string, headers http.Header) *StreamableHTTPTransport 
 	return &StreamableHTTPTransport{URL: url, Headers: headers, FallbackToSSE: true}
 }
 
-// takeFailure returns, and forgets, the transport failure an error
-// response of the stream's stands for (a legacy fallback shares the
-// inbox, and so the table).
-func (s *httpStream) takeFailure(ref string) (error, bool) { return s.in.failures.take(ref) }
+// routeFailures: see failureRouter. A legacy fallback shares the inbox,
+// and so the route.
+func (s *httpStream) routeFailures(f func(id []byte, err error)) { s.in.routeFailures(f) }
 
 // sessionID is the session's Mcp-Session-Id, "" before the server gave one.
 func (s *httpStream) sessionID() string {
@@ -495,8 +494,12 @@ func (s *httpStream) send(x *exchange) {
 		if s.life.Err() != nil {
 			return
 		}
-		if isRequest(top) {
-			s.replyMsg(x, errorResponse(&s.in.failures, top.ID, err)) // only this call fails
+		if isRequest(top) { // only this call fails
+			if s.in.fail.Load() != nil {
+				s.in.failRequest(top.ID, err)
+			} else {
+				s.replyMsg(x, failureResponse(top.ID, err))
+			}
 			return
 		}
 		s.cfg.logger.Warn("mcp: http post failed", "err", err)

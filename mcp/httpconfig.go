@@ -8,13 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/mcplug/mcplug/internal/origin"
@@ -238,98 +235,15 @@ func (e *streamBrokenError) Error() string {
 
 func (e *streamBrokenError) Unwrap() error { return e.Err }
 
-// errorResponse is the JSON-RPC error response standing for a request that
-// failed at the HTTP level, so that only that call fails. The error itself
-// is kept aside in t, the table of the stream's inbox, so that the call
-// gets it as it was, typed (see Connection.responseError).
-func errorResponse(t *failureTable, id []byte, err error) []byte {
-	ref := t.put(err)
+// failureResponse is the JSON-RPC error response that stands for a
+// request whose exchange failed, on a stream whose failures have no route
+// to the Connection (a Stream the program wrapped): the call fails with an
+// error that says what failed, and only that call.
+func failureResponse(id []byte, err error) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      json.RawMessage(id),
-		"error":   map[string]any{"code": CodeInternalError, "message": err.Error(), "data": map[string]any{transportMarker: true, transportRef: ref}},
+		"error":   map[string]any{"code": CodeInternalError, "message": err.Error()},
 	})
 	return b
-}
-
-// transportMarker marks the error responses that stand for a failed HTTP
-// exchange: the Connection reports them as transport errors, not as the
-// server's JSON-RPC errors. transportRef names the kept error.
-const (
-	transportMarker = "mcplug/transport"
-	transportRef    = "mcplug/ref"
-)
-
-// failureTable keeps the errors that a stream's error responses stand for
-// until the Connection takes them; it lives and ends with the stream.
-// References are random, so a server cannot name one it did not cause.
-// The zero value is ready to use.
-type failureTable struct {
-	mu sync.Mutex
-	m  map[string]error
-}
-
-func (t *failureTable) put(err error) string {
-	ref := strconv.FormatUint(rand.Uint64(), 36)
-	t.mu.Lock()
-	if t.m == nil {
-		t.m = map[string]error{}
-	}
-	t.m[ref] = err
-	t.mu.Unlock()
-	return ref
-}
-
-// take returns and forgets the error under ref.
-func (t *failureTable) take(ref string) (error, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	err, ok := t.m[ref]
-	delete(t.m, ref)
-	return err, ok
-}
-
-// forget drops the kept error of msg, an errorResponse that will not be
-// read (its stream ended).
-func (t *failureTable) forget(msg []byte) {
-	if !bytes.Contains(msg, []byte(transportRef)) {
-		return
-	}
-	if ref, ok := transportFailure(msg); ok {
-		t.take(ref)
-	}
-}
-
-// transportFailure returns the reference of an errorResponse.
-func transportFailure(msg []byte) (string, bool) {
-	var m struct {
-		Error struct {
-			Data map[string]any `json:"data"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(msg, &m) != nil {
-		return "", false
-	}
-	ref, ok := m.Error.Data[transportRef].(string)
-	return ref, ok
-}
-
-// failureKeeper is a Stream whose error responses stand for transport
-// failures it keeps (Streamable HTTP, SSE).
-type failureKeeper interface {
-	takeFailure(ref string) (error, bool)
-}
-
-// transportError returns the error an errorResponse's data stands for,
-// kept by the stream k.
-func transportError(k failureKeeper, data json.RawMessage) (error, bool) {
-	if k == nil {
-		return nil, false
-	}
-	var marker map[string]any
-	if json.Unmarshal(data, &marker) != nil || marker[transportMarker] != true {
-		return nil, false
-	}
-	ref, _ := marker[transportRef].(string)
-	return k.takeFailure(ref) // a marker without a kept error is the server's own data
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -28,10 +29,25 @@ type inbox struct {
 	closed bool
 	err    error // why the stream ended, returned once the queue is empty
 
-	// failures keeps the transport failures that error responses put
-	// here stand for (see errorResponse).
-	failures failureTable
+	// fail, once the Connection named it, takes the failed exchanges of
+	// requests (see failRequest).
+	fail atomic.Pointer[func(id []byte, err error)]
 }
+
+// failRequest fails the request id, whose exchange failed, with err,
+// which reaches the call as it is: through the Connection's route
+// (failureRouter); on a stream with none, as a failureResponse read like
+// any other message.
+func (b *inbox) failRequest(id []byte, err error) {
+	if f := b.fail.Load(); f != nil {
+		(*f)(id, err)
+		return
+	}
+	b.put(failureResponse(id, err))
+}
+
+// routeFailures makes failRequest hand failures to f.
+func (b *inbox) routeFailures(f func(id []byte, err error)) { b.fail.Store(&f) }
 
 func newInbox() *inbox { return &inbox{wake: make(chan struct{}, 1)} }
 
@@ -81,12 +97,8 @@ func (b *inbox) end(err error) {
 // read it.
 func (b *inbox) discard() {
 	b.mu.Lock()
-	q := b.queue
 	b.queue, b.bytes = nil, 0
 	b.mu.Unlock()
-	for _, msg := range q {
-		b.failures.forget(msg)
-	}
 }
 
 // take waits for the next message.
@@ -125,8 +137,12 @@ func (b *inbox) readObject(v any) error {
 			return nil
 		}
 		if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() {
-			bad := errorResponse(&b.failures, top.ID, fmt.Errorf("%w: the response does not decode: %v", ErrBadResult, err))
-			if ndjson.DecodeFresh(bad, v) == nil {
+			failed := fmt.Errorf("%w: the response does not decode: %v", ErrBadResult, err)
+			if b.fail.Load() != nil {
+				b.failRequest(top.ID, failed)
+				continue
+			}
+			if ndjson.DecodeFresh(failureResponse(top.ID, failed), v) == nil {
 				return nil
 			}
 		}
@@ -244,9 +260,8 @@ func (t *SSETransport) Connect(ctx context.Context) (Stream, error) {
 }
 
 // sseStream is a connection over the legacy HTTP+SSE transport.
-// takeFailure returns, and forgets, the transport failure an error
-// response of the stream's stands for.
-func (s *sseStream) takeFailure(ref string) (error, bool) { return s.in.failures.take(ref) }
+// routeFailures: see failureRouter.
+func (s *sseStream) routeFailures(f func(id []byte, err error)) { s.in.routeFailures(f) }
 
 type sseStream struct {
 	// The requests queued and not yet POSTed, and the one being POSTed:
@@ -479,7 +494,7 @@ func (s *sseStream) post(b []byte) {
 	}
 	fail := func(err error) {
 		if top.ID != nil && top.Method != nil { // a request: fail that call only
-			s.in.put(errorResponse(&s.in.failures, top.ID, err))
+			s.in.failRequest(top.ID, err)
 		} else {
 			s.cfg.logger.Warn("mcp: sse post failed", "err", err)
 		}

@@ -37,9 +37,9 @@ func (f TransportFunc) Connect(ctx context.Context) (Stream, error) { return f(c
 // ReadObject and releases everything the stream holds.
 //
 // The Streams of this package's transports offer more than these methods
-// (raw lines, HTTP headers, answers read by their caller, kept transport
-// failures), which the Connection uses for speed and for the HTTP
-// features; a Stream that wraps one of them (to log its messages, say)
+// (raw lines, HTTP headers, answers read by their caller, failed exchanges
+// handed to the call as Go errors), which the Connection uses for speed
+// and for the HTTP features; a Stream that wraps one of them (to log its messages, say)
 // hides them, and is served through these three methods only: messages
 // are decoded once more, and over Streamable HTTP the Connection can no
 // longer set the MCP-Protocol-Version and Mcp-Param-* headers. Wrap the
