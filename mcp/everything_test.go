@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,25 +95,63 @@ var everythingOptions = &mcp.Options{
 }
 
 // everythingHTTP starts server-everything over Streamable HTTP and returns
-// its URL once it takes connections; it is killed when the test ends.
+// its URL once it answers; it is killed when the test ends. The port is
+// picked free and then bound by the child, so another process may take it
+// in between (a test's httptest server): then the child fails to start,
+// or what answers is not server-everything, and another port is tried.
 func everythingHTTP(t *testing.T, node, script string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(node, script, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	require.Eventually(t, func() bool { // the server is up once it takes connections
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
+	for range 5 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		cmd := exec.Command(node, script, "streamableHttp")
+		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+		require.NoError(t, cmd.Start())
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+		if everythingAnswers(url, exited) {
+			t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+			return url
 		}
-		return err == nil
-	}, 30*time.Second, 20*time.Millisecond, "server-everything did not start")
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+		cmd.Process.Kill()
+		<-exited
+	}
+	t.Fatal("server-everything did not start on any of 5 ports")
+	return ""
+}
+
+// everythingAnswers polls url until server-everything answers initialize
+// there (true), or the process exited or 30 s passed (false).
+func everythingAnswers(url string, exited <-chan struct{}) bool {
+	const probe = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(probe))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if resp, err := client.Do(req); err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			if strings.Contains(string(body), `"serverInfo":{"name":"mcp-servers/everything"`) {
+				return true
+			}
+		}
+		select { // an external process starting: polled, not waited on
+		case <-exited:
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
 }
 
 // withRoots is everythingOptions with roots declared too: with sampling,
