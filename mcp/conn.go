@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -171,7 +172,7 @@ type Connection struct {
 	// tasks.requests.tools.call), read once from init's capabilities.
 	toolTasks atomic.Bool
 	nextID    atomic.Uint64
-	pending   pendingCalls
+	pending   jsonrpc.Pending
 	disp      *dispatcher
 	opts      Options
 	metaState
@@ -374,28 +375,28 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 // exchange sends request id, with extra _meta members, and waits for its
 // answer (see roundTripOnce).
 func (c *Connection) exchange(ctx context.Context, id uint64, method string, params any, extra []byte) ([]byte, error) {
-	pc, err := c.pending.add(id)
+	pc, err := c.pending.Add(id)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.sendWith(ctx, id, method, params, headersFrom(ctx), extra); err != nil {
-		if c.pending.remove(id) {
-			c.pending.release(pc)
+		if c.pending.Remove(id) {
+			c.pending.Release(pc)
 		}
 		return nil, err
 	}
 	r, err := c.stream.await(ctx, pc)
 	if err != nil { // ctx ended
-		if c.pending.remove(id) && method != "initialize" { // the spec forbids cancelling initialize
+		if c.pending.Remove(id) && method != "initialize" { // the spec forbids cancelling initialize
 			c.cancelled(ctx, id, err)
 		}
 		return nil, err
 	}
-	c.pending.release(pc)
-	if r.err != nil {
-		return nil, c.mapError(method, r.err)
+	c.pending.Release(pc)
+	if r.Err != nil {
+		return nil, c.mapError(method, r.Err)
 	}
-	return r.result, nil
+	return r.Result, nil
 }
 
 // sendWith writes a request (id > 0) or a notification (id 0), with
@@ -429,7 +430,7 @@ func (c *Connection) write(ctx context.Context, id uint64, method string, params
 			meta = append(append(append(make([]byte, 0, len(meta)+1+len(extra)), meta...), ','), extra...)
 		}
 	}
-	b, err := appendRequest((*bp)[:0], id, method, params, meta)
+	b, err := jsonrpc.AppendRequest((*bp)[:0], id, method, params, meta)
 	if cap(b) <= 64<<10 {
 		*bp = b[:0]
 	}
@@ -541,7 +542,7 @@ func (c *Connection) Err() error {
 }
 
 func (c *Connection) ended() bool {
-	if c.pending.ended() {
+	if c.pending.Ended() {
 		return true
 	}
 	select {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -326,18 +327,18 @@ func (s *connStream) dispatch(line []byte, r readerID) bool {
 
 // await returns the reply to pc, or ctx's error. When no one reads, the
 // caller reads until the reply arrives.
-func (s *connStream) await(ctx context.Context, pc *pendingCall) (reply, error) {
+func (s *connStream) await(ctx context.Context, pc *jsonrpc.Call) (jsonrpc.Reply, error) {
 	if t := s.tryLead(); t != noReader {
 		return s.readFor(ctx, t, pc)
 	}
 	if ctx.Done() == nil {
-		return <-pc.ch, nil
+		return <-pc.C, nil
 	}
 	select {
-	case r := <-pc.ch:
+	case r := <-pc.C:
 		return r, nil
 	case <-ctx.Done():
-		return reply{}, context.Cause(ctx)
+		return jsonrpc.Reply{}, context.Cause(ctx)
 	}
 }
 
@@ -372,14 +373,14 @@ func (s *connStream) take(r readerID) {
 }
 
 // readFor reads as reader t until pc's reply arrives or ctx ends.
-func (s *connStream) readFor(ctx context.Context, t readerID, pc *pendingCall) (reply, error) {
+func (s *connStream) readFor(ctx context.Context, t readerID, pc *jsonrpc.Call) (jsonrpc.Reply, error) {
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { s.interrupt(t) })
 		defer stop()
 	}
 	for {
 		select {
-		case r := <-pc.ch:
+		case r := <-pc.C:
 			s.letGo(t)
 			return r, nil
 		default:
@@ -390,7 +391,7 @@ func (s *connStream) readFor(ctx context.Context, t readerID, pc *pendingCall) (
 			s.clearInterrupt()
 			if ctx.Err() != nil {
 				s.letGo(t)
-				return reply{}, context.Cause(ctx)
+				return jsonrpc.Reply{}, context.Cause(ctx)
 			}
 		case err != nil:
 			s.finish(err) // fails pc too
@@ -408,7 +409,7 @@ func (s *connStream) letGo(t readerID) {
 	if s.reader != t {
 		return
 	}
-	if s.end == nil && s.c.pending.count() > 0 {
+	if s.end == nil && s.c.pending.Count() > 0 {
 		s.setReader(background)
 		s.wakeBackground()
 		return
@@ -443,7 +444,7 @@ func (s *connStream) clearInterrupt() {
 // later ones are refused, and the background reader returns err.
 func (s *connStream) finish(err error) {
 	s.c.setCause(err)
-	s.c.pending.fail(&closedError{cause: s.c.getCause()})
+	s.c.pending.Fail(&closedError{cause: s.c.getCause()})
 	s.mu.Lock()
 	if s.end == nil {
 		s.end = err
@@ -465,20 +466,20 @@ func (s *connStream) Close() error {
 // (not a buffer the next read reuses).
 func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 	id, err := strconv.ParseUint(string(top.ID), 10, 64)
-	r := reply{}
+	r := jsonrpc.Reply{}
 	switch {
 	case top.Error != nil:
-		r.err = c.responseError(top.Error)
+		r.Err = c.responseError(top.Error)
 	case owned:
-		r.result = top.Result
+		r.Result = top.Result
 	default:
-		r.result = bytes.Clone(top.Result)
+		r.Result = bytes.Clone(top.Result)
 	}
 	delivered := false
 	if err == nil {
-		delivered, waiting = c.pending.deliver(id, r)
+		delivered, waiting = c.pending.Deliver(id, r)
 	} else {
-		waiting = c.pending.count()
+		waiting = c.pending.Count()
 	}
 	if !delivered {
 		c.logger.Debug("mcp: dropped a response no call waits for (late, duplicate or unknown id)", "id", string(top.ID))
@@ -491,7 +492,7 @@ func (c *Connection) route(top ndjson.Top, owned bool) (waiting int) {
 func (c *Connection) failRequest(id []byte, err error) {
 	n, perr := strconv.ParseUint(string(id), 10, 64)
 	if perr == nil {
-		if delivered, _ := c.pending.deliver(n, reply{err: err}); delivered {
+		if delivered, _ := c.pending.Deliver(n, jsonrpc.Reply{Err: err}); delivered {
 			return
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -325,10 +326,10 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 		ctx, meta, finish = o.StartOperation(ctx, c.operation(method, id, params))
 		extra, end = metaMembers(meta), func(err error) { finish(Outcome{Err: err}) }
 	}
-	pc, err := c.pending.add(id)
+	pc, err := c.pending.Add(id)
 	if err == nil {
-		if err = c.sendWith(ctx, id, method, params, nil, extra); err != nil && c.pending.remove(id) {
-			c.pending.release(pc)
+		if err = c.sendWith(ctx, id, method, params, nil, extra); err != nil && c.pending.Remove(id) {
+			c.pending.Release(pc)
 		}
 	}
 	if err != nil {
@@ -340,19 +341,19 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 		r, err := c.stream.await(ctx, pc)
 		switch {
 		case err != nil:
-			if c.pending.remove(id) {
-				c.pending.release(pc)
+			if c.pending.Remove(id) {
+				c.pending.Release(pc)
 			}
 			end(err)
 			return
-		case r.err != nil:
-			err = c.mapError(method, r.err)
+		case r.Err != nil:
+			err = c.mapError(method, r.Err)
 			out <- asyncAnswer{err: err}
 		default:
-			out <- asyncAnswer{raw: r.result}
+			out <- asyncAnswer{raw: r.Result}
 		}
 		end(err)
-		c.pending.release(pc)
+		c.pending.Release(pc)
 	}()
 	return out
 }
@@ -587,7 +588,7 @@ func (c *Connection) overHTTP() bool {
 
 func (c *Connection) buildMeta(version string, level LoggingLevel) *modern {
 	b := []byte(`"` + metaProtocolVersion + `":`)
-	b = appendString(b, version)
+	b = jsonrpc.AppendString(b, version)
 	caps, _ := json.Marshal(c.opts.modernCapabilities())
 	b = append(b, `,"`+metaClientCapabilities+`":`...)
 	b = append(b, caps...)
@@ -596,7 +597,7 @@ func (c *Connection) buildMeta(version string, level LoggingLevel) *modern {
 	b = append(b, info...)
 	if level != "" {
 		b = append(b, `,"`+metaLogLevel+`":`...)
-		b = appendString(b, string(level))
+		b = jsonrpc.AppendString(b, string(level))
 	}
 	return &modern{version: version, fields: b}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -116,7 +117,7 @@ func (*modern) needsTask(context.Context, *Connection, string) bool { return fal
 
 // taskCall: a call is a call; the server decides whether it becomes a task.
 func (*modern) taskCall(_ context.Context, _ *Connection, name string, arguments []byte) (any, error) {
-	return callToolParams{Name: name, Arguments: arguments}, nil
+	return jsonrpc.ToolCall{Name: name, Arguments: arguments}, nil
 }
 
 // callResult follows the task the server made of a call.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
@@ -231,7 +232,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 func withInput(params any, responses map[string]any, state *string) (json.RawMessage, error) {
 	fields := map[string]json.RawMessage{}
 	if params != nil {
-		b, err := appendParams(nil, params)
+		b, err := jsonrpc.AppendParams(nil, params)
 		if err != nil {
 			return nil, err
 		}

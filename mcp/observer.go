@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 )
 
 // An Observer sees what a Connection sends and what it serves, for
@@ -136,7 +138,7 @@ func (c *Connection) operation(method string, id uint64, params any) *Operation 
 	}
 	var name string
 	switch p := params.(type) {
-	case callToolParams:
+	case jsonrpc.ToolCall:
 		name = p.Name
 	case taskCallParams:
 		name = p.Name
@@ -179,9 +181,9 @@ func metaMembers(m map[string]string) []byte {
 		if len(b) > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = jsonrpc.AppendString(b, k)
 		b = append(b, ':')
-		b = appendString(b, m[k])
+		b = jsonrpc.AppendString(b, m[k])
 	}
 	return b
 }

@@ -247,11 +247,6 @@ type (
 		Capabilities    ClientCapabilities `json:"capabilities"`
 		ClientInfo      Implementation     `json:"clientInfo"`
 	}
-	callToolParams struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      json.RawMessage `json:"_meta,omitempty"`
-	}
 	// taskCallParams is a tools/call asking a 2025-11-25 server for a
 	// task: a type of its own, so that the common call stays small.
 	taskCallParams struct {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 )
 
 // defaultInputSchema stands in for a tool's missing inputSchema.
@@ -109,7 +111,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	var params any = callToolParams{Name: name, Arguments: arguments}
+	var params any = jsonrpc.ToolCall{Name: name, Arguments: arguments}
 	var progress func(Progress) // for a task's status messages
 	asked := e.needsTask(ctx, c, name)
 	if asked {
@@ -233,7 +235,7 @@ func encodeArguments(dst []byte, args any) (json.RawMessage, error) {
 	case []byte:
 		b = a
 	default:
-		if enc, ok := appendArgs(dst, args); ok {
+		if enc, ok := jsonrpc.AppendArgs(dst, args); ok {
 			return enc, nil
 		}
 		var err error
