@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // CommandTransport runs an MCP server as a child process and talks to it over
@@ -139,8 +141,8 @@ func (t *CommandTransport) Connect(ctx context.Context) (Stream, error) {
 		stderrDone: make(chan struct{}),
 		readEnded:  make(chan struct{}),
 	}
-	s.lines = newLineStream(pipes{stdoutR, stdinW}, t.MaxMessageSize, logger.With("server", cmd.Path))
-	s.lines.direct = newPipeWriter(stdinW)
+	s.lines = newLineStreamWith(pipes{stdoutR, stdinW}, ndjson.StreamOptions{
+		MaxMessageSize: t.MaxMessageSize, Logger: logger.With("server", cmd.Path), Direct: stdinW})
 	go s.drainStderr(userStderr)
 	go s.wait()
 	return s, nil

@@ -3,6 +3,8 @@ package mcp
 import (
 	"io"
 	"time"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // SetIdleRead changes how long c's stream may go unread between calls
@@ -33,9 +35,7 @@ func BackgroundSleep(c *Connection) time.Duration {
 // NewStreamWithWriteQueue is NewStream with another bound on the bytes
 // queued for writing.
 func NewStreamWithWriteQueue(rwc io.ReadWriteCloser, max int) Stream {
-	s := newLineStream(rwc, 0, nil)
-	s.maxQueue = max
-	return s
+	return newLineStreamWith(rwc, ndjson.StreamOptions{MaxQueue: max})
 }
 
 // SetProbeTimeout changes how long Connect waits for an answer to

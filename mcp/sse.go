@@ -69,7 +69,7 @@ func (b *inbox) putBounded(msg []byte, max int) error {
 	if b.bytes > 0 && b.bytes+len(msg) > max {
 		n := b.bytes
 		b.mu.Unlock()
-		return &writeStalledError{queued: n + len(msg), max: max}
+		return &ndjson.WriteStalledError{Queued: n + len(msg), Max: max}
 	}
 	b.mu.Unlock()
 	b.put(msg)

@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -68,277 +66,36 @@ func NewStream(rwc io.ReadWriteCloser) Stream {
 }
 
 func newLineStream(rwc io.ReadWriteCloser, maxMessage int, logger *slog.Logger) *lineStream {
+	return newLineStreamWith(rwc, ndjson.StreamOptions{MaxMessageSize: maxMessage, Logger: logger})
+}
+
+// newLineStreamWith is newLineStream with the options given; a nil
+// Logger means the Connection's, once it names one.
+func newLineStreamWith(rwc io.ReadWriteCloser, o ndjson.StreamOptions) *lineStream {
 	var late *lateLogger
-	if logger == nil {
-		logger, late = newLate()
+	if o.Logger == nil {
+		o.Logger, late = newLate()
 	}
-	s := &lineStream{
-		late:     late,
-		rwc:      rwc,
-		maxQueue: maxWriteQueue,
-		r:        bufio.NewReaderSize(rwc, 64<<10),
-		codec:    ndjson.Codec{MaxMessageSize: maxMessage, Logger: logger},
-		wake:     make(chan struct{}, 1),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
-	}
-	go s.writeLoop()
-	return s
+	o.Closed = ErrClosed
+	return &lineStream{Stream: ndjson.NewStream(rwc, o), late: late}
 }
 
-// lineStream is the NDJSON Stream over a byte stream.
+// lineStream is the NDJSON Stream over a byte stream (internal/ndjson),
+// with the optional methods the Connection looks for.
 type lineStream struct {
-	late  *lateLogger // nil when the logger was given
-	rwc   io.ReadWriteCloser
-	r     *bufio.Reader
-	codec ndjson.Codec
-
-	// direct, when set, lets writeLine write a message itself when no one
-	// else is writing; what the pipe does not take goes to writeLoop.
-	direct *pipeWriter
-
-	maxQueue int // bytes queued for writing past which the peer is taken for stalled
-
-	mu       sync.Mutex
-	queued   []byte // encoded messages waiting for the writer
-	spare    []byte // a buffer for the next queue; whoever is writing owns it
-	writing  bool   // a write to rwc is in progress (writeLoop's or a direct one)
-	stopSeen bool   // writeLoop has seen Close's stop
-	werr     error  // the first write error; every later write fails with it
-	closed   bool
-	wake     chan struct{}
-	stop     chan struct{}
-	done     chan struct{} // closed when writeLoop returns
-	closing  sync.Once
+	*ndjson.Stream
+	late *lateLogger // nil when the logger was given
 }
 
-func (s *lineStream) ReadObject(v any) error {
-	return s.readErr(s.codec.ReadObject(s.r, v))
-}
+func (s *lineStream) readLine() ([]byte, error)        { return s.ReadLine() }
+func (s *lineStream) writeLine(b []byte) error         { return s.WriteLine(b) }
+func (s *lineStream) setReadDeadline(t time.Time) bool { return s.SetReadDeadline(t) }
+func (s *lineStream) detach() bool                     { return s.Detach() }
+func (s *lineStream) useLogger(lg *slog.Logger)        { s.late.use(lg) }
 
-// readLine returns the next line that may be a message (see
-// ndjson.Codec.ReadLine); it is valid until the next read. A read that
-// setReadDeadline interrupted fails with an error matching
-// os.ErrDeadlineExceeded and loses nothing: the next readLine goes on.
-func (s *lineStream) readLine() ([]byte, error) {
-	line, err := s.codec.ReadLine(s.r)
-	return line, s.readErr(err)
-}
-
-func (s *lineStream) detach() bool { return s.codec.Detach() }
-
-// setReadDeadline sets the read deadline of the underlying stream. It
-// reports false when the stream has none.
-func (s *lineStream) setReadDeadline(t time.Time) bool {
-	d, ok := s.rwc.(interface{ SetReadDeadline(time.Time) error })
-	return ok && d.SetReadDeadline(t) == nil
-}
-
-// readErr reports a failed write as the reason reading ended, if there was
-// one: it closed the stream.
-func (s *lineStream) readErr(err error) error {
-	if err != nil {
-		s.mu.Lock()
-		werr := s.werr
-		s.mu.Unlock()
-		if werr != nil {
-			return werr
-		}
-	}
-	return err
-}
-
-func (s *lineStream) WriteObject(obj any) error {
-	b, err := ndjson.Append(nil, obj)
-	if err != nil {
-		return fmt.Errorf("mcp: encode message: %w", err)
-	}
-	return s.writeLine(b)
-}
-
-// writeLine writes an encoded message, which must end in a newline and
-// contain no other; b is not kept. When nothing else is being written and
-// the stream has a direct writer, the message is written right here, as
-// far as the pipe takes it without waiting; otherwise, and for the rest, it
-// is queued for writeLoop. So writeLine never waits for the peer to read.
-func (s *lineStream) writeLine(b []byte) error {
-	var err error
-	s.mu.Lock()
-	switch {
-	case s.werr != nil:
-		err = s.werr
-	case s.closed:
-		err = ErrClosed
-	case len(s.queued)+len(b) > s.maxQueue && len(s.queued) > 0:
-		s.mu.Unlock()
-		return s.failWrite(&writeStalledError{queued: len(s.queued) + len(b), max: s.maxQueue}, false)
-	case s.writing: // the writer takes it next, or hands it to writeLoop
-		s.queued = append(s.queued, b...)
-		s.mu.Unlock()
-		return nil
-	case s.direct == nil || len(s.queued) > 0:
-		s.queued = append(s.queued, b...)
-		s.mu.Unlock()
-		s.wakeWriter()
-		return nil
-	default:
-		s.writing = true
-	}
-	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-
-	// While this write runs, other writers queue their messages; they go
-	// out in the next rounds, one system call for all.
-	buf, owned := b, false
-	for round := 1; ; round++ {
-		n, err := s.direct.try(buf)
-		if err != nil {
-			return s.failWrite(err, true)
-		}
-		s.mu.Lock()
-		if n < len(buf) { // the pipe is full: the rest goes first, by writeLoop
-			s.queued = append(append([]byte(nil), buf[n:]...), s.queued...)
-		}
-		if owned && cap(buf) <= 1<<20 {
-			s.spare = buf[:0]
-		}
-		if n < len(buf) || len(s.queued) == 0 || round == maxDirectRounds {
-			s.writing = false
-			wake := len(s.queued) > 0 || s.closed
-			s.mu.Unlock()
-			if wake {
-				s.wakeWriter()
-			}
-			return nil
-		}
-		buf, owned = s.queued, true
-		s.queued, s.spare = s.spare, nil
-		s.mu.Unlock()
-	}
-}
-
-// maxDirectRounds bounds how many times a caller writing directly writes
-// what others queued meanwhile, before leaving it to writeLoop.
-const maxDirectRounds = 4
-
-// maxWriteQueue bounds the bytes waiting to be written to a server. A
-// server that stops reading while it keeps sending requests would make the
-// answers pile up without end; past this bound the connection fails.
-const maxWriteQueue = 64 << 20
-
-// httpMaxQueue is maxWriteQueue for the messages waiting to be POSTed
-// (tests lower it).
-var httpMaxQueue = maxWriteQueue
-
-// writeStalledError ends a connection whose server stopped reading.
-type writeStalledError struct{ queued, max int }
-
-func (e *writeStalledError) Error() string {
-	return fmt.Sprintf("mcp: the server stopped reading: %d bytes wait to be written, more than the maximum of %d", e.queued, e.max)
-}
-
-// failWrite ends writing after a failed write: the peer may have seen half
-// a message, so the stream is closed (which ends the reader too) and every
-// later write fails. It returns the error writes now fail with.
-func (s *lineStream) failWrite(err error, writer bool) error {
-	s.mu.Lock()
-	if writer { // the write in progress was the caller's
-		s.writing = false
-	}
-	if s.werr == nil && !s.closed {
-		if _, ok := err.(*writeStalledError); ok {
-			s.werr = err
-		} else {
-			s.werr = fmt.Errorf("mcp: write to server: %w", err)
-		}
-	}
-	err = s.werr
-	if err == nil {
-		err = ErrClosed
-	}
-	s.mu.Unlock()
-	s.rwc.Close()
-	s.wakeWriter() // writeLoop may wait for the write that just failed
-	return err
-}
-
-func (s *lineStream) wakeWriter() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// writeLoop writes queued messages until Close or a write error. A failed
-// or partial write is fatal: the stream is closed, so the reader ends too.
-func (s *lineStream) writeLoop() {
-	defer close(s.done)
-	stopping := false
-	for {
-		s.mu.Lock()
-		if s.writing || len(s.queued) == 0 {
-			busy := s.writing // a direct write wakes this loop when it ends
-			s.mu.Unlock()
-			switch {
-			case stopping && !busy:
-				return
-			case stopping:
-				<-s.wake
-			default:
-				select {
-				case <-s.stop:
-					stopping = true // write what is queued, then stop
-					s.mu.Lock()
-					s.stopSeen = true
-					s.mu.Unlock()
-				case <-s.wake:
-				}
-			}
-			continue
-		}
-		buf := s.queued
-		s.queued, s.spare = s.spare[:0], nil // never buf: the writer owns buf until it is done
-		s.writing = true
-		s.mu.Unlock()
-		if _, err := s.rwc.Write(buf); err != nil {
-			s.failWrite(err, true)
-			return
-		}
-		s.mu.Lock()
-		s.writing = false
-		if cap(buf) <= 1<<20 {
-			s.spare = buf[:0]
-		}
-		s.mu.Unlock()
-	}
-}
-
-func (s *lineStream) Close() error {
-	var err error
-	s.closing.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
-		close(s.stop)
-		// Give queued messages a moment to be written, unless the peer
-		// does not read; closing rwc unblocks a pending write.
-		timer := time.NewTimer(flushTimeout)
-		select {
-		case <-s.done:
-		case <-timer.C:
-		}
-		timer.Stop()
-		err = s.rwc.Close()
-		<-s.done
-	})
-	return err
-}
-
-// flushTimeout bounds how long Close waits for queued messages to be
-// written.
-const flushTimeout = 100 * time.Millisecond
+// httpMaxQueue bounds the bytes of the messages waiting to be POSTed, as
+// ndjson.MaxWriteQueue bounds a pipe's (tests lower it).
+var httpMaxQueue = ndjson.MaxWriteQueue
 
 // NewInMemoryTransports returns two connected Transports, for tests and for
 // running a server in the same process: what one side writes, the other
@@ -362,5 +119,3 @@ func onceTransport(c net.Conn) Transport {
 		return s, nil
 	})
 }
-
-func (s *lineStream) useLogger(lg *slog.Logger) { s.late.use(lg) }

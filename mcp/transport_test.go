@@ -1,39 +1,42 @@
-package mcp
+package mcp_test
 
 import (
-	"errors"
-	"os"
+	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcplug/mcplug/mcp"
 )
 
-// A direct write that fails while Close waits for the writer goroutine
-// must let that goroutine end: a server killed mid-write once left Close
-// waiting for ever (found by the soak test).
-func TestCloseAfterADirectWriteFails(t *testing.T) {
-	r, w, err := os.Pipe()
+func TestInMemoryTransportsCarryMessagesBothWays(t *testing.T) {
+	noLeaks(t)
+	client, server := mcp.NewInMemoryTransports()
+	ctx := ctxTimeout(t, 5*time.Second)
+	cs, err := client.Connect(ctx)
 	require.NoError(t, err)
-	defer r.Close()
-	s := newLineStream(w, 0, nil)
-	s.mu.Lock()
-	s.writing = true // a caller is writing directly
-	s.mu.Unlock()
-	closed := make(chan struct{})
-	go func() {
-		s.Close() // the writer goroutine now waits for that write
-		close(closed)
-	}()
-	require.Eventually(t, func() bool { // the writer goroutine waits for the direct write
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.stopSeen
-	}, 5*time.Second, time.Millisecond)
-	s.failWrite(errors.New("broken pipe"), true)
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close waits for a writer goroutine that was never woken")
-	}
+	ss, err := server.Connect(ctx)
+	require.NoError(t, err)
+
+	_, err = client.Connect(ctx)
+	assert.ErrorContains(t, err, "already connected", "each end connects once")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = server.Connect(cancelled)
+	assert.ErrorIs(t, err, context.Canceled)
+
+	require.NoError(t, cs.WriteObject(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+	var got map[string]any
+	require.NoError(t, ss.ReadObject(&got))
+	assert.Equal(t, "ping", got["method"])
+	require.NoError(t, ss.WriteObject(json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)))
+	require.NoError(t, cs.ReadObject(&got))
+	assert.Equal(t, map[string]any{}, got["result"])
+
+	require.NoError(t, cs.Close())
+	assert.Error(t, ss.ReadObject(&got), "the other end sees the close")
+	ss.Close()
 }

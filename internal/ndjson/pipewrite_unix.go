@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcp
+package ndjson
 
 import (
 	"errors"
@@ -13,22 +13,23 @@ import (
 // writer goroutine. It lets a caller write its own request when no one else
 // is writing, with no hand-off to another goroutine.
 type pipeWriter struct {
-	rc  syscall.RawConn
-	buf []byte // set for the duration of one try
-	n   int
-	err error
-	fn  func(fd uintptr) bool // p.write, bound once so a try does not allocate
+	closed error // what a write to a closed pipe fails with
+	rc     syscall.RawConn
+	buf    []byte // set for the duration of one try
+	n      int
+	err    error
+	fn     func(fd uintptr) bool // p.write, bound once so a try does not allocate
 }
 
 // newPipeWriter returns a pipeWriter for f, or nil when f cannot be
-// written without blocking. f must be a pipe this package created with
-// os.Pipe: those are non-blocking on unix.
-func newPipeWriter(f *os.File) *pipeWriter {
+// written without blocking. f must be a pipe made with os.Pipe: those are
+// non-blocking on unix.
+func newPipeWriter(f *os.File, closed error) *pipeWriter {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil
 	}
-	p := &pipeWriter{rc: rc}
+	p := &pipeWriter{rc: rc, closed: closed}
 	p.fn = p.write
 	return p
 }
@@ -55,7 +56,7 @@ func (p *pipeWriter) try(b []byte) (int, error) {
 	p.buf = nil
 	if err != nil {
 		if errors.Is(err, os.ErrClosed) {
-			return 0, ErrClosed
+			return 0, p.closed
 		}
 		return 0, err
 	}

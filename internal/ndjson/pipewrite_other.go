@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mcp
+package ndjson
 
 import "os"
 
@@ -8,6 +8,6 @@ import "os"
 // stream's writer goroutine.
 type pipeWriter struct{}
 
-func newPipeWriter(*os.File) *pipeWriter { return nil }
+func newPipeWriter(*os.File, error) *pipeWriter { return nil }
 
 func (*pipeWriter) try([]byte) (int, error) { return 0, nil }
