@@ -179,7 +179,7 @@ type Connection struct {
 
 	progress     progressTable
 	schemas      schemaCache
-	paramHeaders sync.Map // tool name → []paramHeader, over Streamable HTTP
+	paramHeaders sync.Map // tool name → []mcpheader.Param, over Streamable HTTP
 	listen       listener
 	toolCache    toolCache
 	taskSupport  sync.Map  // tool name → execution.taskSupport, from the last listing

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/mcpheader"
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
@@ -643,7 +644,7 @@ func (s *httpStream) postCtx(ctx context.Context, b []byte, top ndjson.Top, extr
 		return s.cfg.do(req)
 	}
 	req.Header["Mcp-Protocol-Version"] = modernHeader
-	setStandardHeaders(req.Header, top.Method, top.Params)
+	mcpheader.SetStandard(req.Header, top.Method, top.Params)
 	for k, v := range extra {
 		req.Header[k] = v
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
+	"github.com/mcplug/mcplug/internal/mcpheader"
 )
 
 // defaultInputSchema stands in for a tool's missing inputSchema.
@@ -75,7 +76,7 @@ func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 		// Streamable HTTP mirrors x-mcp-header parameters into headers; a
 		// tool whose annotations break the rules is left out, as the spec
 		// asks, and the others stay.
-		hs, err := toolHeaders(t.InputSchema)
+		hs, err := mcpheader.ForTool(t.InputSchema)
 		if err != nil {
 			c.logger.Warn("mcp: dropped a tool with an invalid x-mcp-header", "tool", t.Name, "err", err)
 			return t, false
@@ -200,7 +201,7 @@ func (c *Connection) toolHeaders(ctx context.Context, mirrored bool, name string
 	if !ok {
 		return ctx, nil
 	}
-	h, err := paramHeaderValues(hs.([]paramHeader), arguments)
+	h, err := mcpheader.Values(hs.([]mcpheader.Param), arguments)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errHeaders, err)
 	}
@@ -253,3 +254,8 @@ func encodeArguments(dst []byte, args any) (json.RawMessage, error) {
 	}
 	return b, nil
 }
+
+// errHeaders is the error of a tool call whose arguments cannot be
+// mirrored into the headers the tool's schema asks for
+// (internal/mcpheader).
+var errHeaders = errors.New("mcp: the arguments do not fit the tool's x-mcp-header parameters")

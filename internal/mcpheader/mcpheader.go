@@ -1,10 +1,13 @@
-package mcp
+// Package mcpheader mirrors parts of a request into the headers of
+// Streamable HTTP (2026-07-28): Mcp-Method, Mcp-Name (the tool, prompt or
+// resource), and Mcp-Param-{Name} for each tool parameter whose schema
+// carries "x-mcp-header".
+package mcpheader
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,12 +16,8 @@ import (
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
-// Streamable HTTP (2026-07-28) mirrors parts of a request into headers:
-// Mcp-Method, Mcp-Name (the tool, prompt or resource), and Mcp-Param-{Name}
-// for each tool parameter whose schema carries "x-mcp-header".
-
-// paramHeader is a tool parameter mirrored into a header.
-type paramHeader struct {
+// Param is a tool parameter mirrored into a header.
+type Param struct {
 	path []string // the chain of "properties" keys leading to it
 	name string   // the x-mcp-header value: the header is Mcp-Param-{name}
 	typ  string   // "string", "integer" or "boolean"
@@ -28,12 +27,12 @@ type paramHeader struct {
 // safe range).
 const maxSafeInteger = 1<<53 - 1
 
-// toolHeaders returns the parameters of a tool's inputSchema that are
+// ForTool returns the parameters of a tool's inputSchema that are
 // mirrored into headers, or an error when an x-mcp-header annotation breaks
 // the spec's rules: not empty, a token, unique regardless of case, on a
 // string, integer or boolean property that is reached from the root
 // through "properties" alone.
-func toolHeaders(schema json.RawMessage) ([]paramHeader, error) {
+func ForTool(schema json.RawMessage) ([]Param, error) {
 	if !bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
 		return nil, nil
 	}
@@ -41,7 +40,7 @@ func toolHeaders(schema json.RawMessage) ([]paramHeader, error) {
 	if err := json.Unmarshal(schema, &root); err != nil {
 		return nil, err
 	}
-	var out []paramHeader
+	var out []Param
 	seen := map[string]bool{}
 	var walk func(node any, path []string, reachable bool) error
 	walk = func(node any, path []string, reachable bool) error {
@@ -68,7 +67,7 @@ func toolHeaders(schema json.RawMessage) ([]paramHeader, error) {
 					return fmt.Errorf("x-mcp-header %q is on a property of type %v, not string, integer or boolean", name, n["type"])
 				}
 				seen[strings.ToLower(name)] = true
-				out = append(out, paramHeader{path: append([]string(nil), path...), name: name, typ: typ})
+				out = append(out, Param{path: append([]string(nil), path...), name: name, typ: typ})
 			}
 			for k, v := range n {
 				switch {
@@ -115,9 +114,10 @@ func isToken(s string) bool {
 	return true
 }
 
-// paramHeaderValues returns the Mcp-Param headers of a call with the
-// encoded arguments args. A parameter that is absent or null has none.
-func paramHeaderValues(hs []paramHeader, args json.RawMessage) (http.Header, error) {
+// Values returns the Mcp-Param headers of a call with the
+// encoded arguments args. A parameter that is absent or null has none; one
+// whose value is not of its declared type is an error.
+func Values(hs []Param, args json.RawMessage) (http.Header, error) {
 	if len(hs) == 0 {
 		return nil, nil
 	}
@@ -143,10 +143,19 @@ func paramHeaderValues(hs []paramHeader, args json.RawMessage) (http.Header, err
 		case nil:
 			continue
 		case string:
+			if p.typ != "string" {
+				return nil, wrongType(p)
+			}
 			s = x
 		case bool:
+			if p.typ != "boolean" {
+				return nil, wrongType(p)
+			}
 			s = strconv.FormatBool(x)
 		case json.Number:
+			if p.typ != "integer" {
+				return nil, wrongType(p)
+			}
 			n, err := strconv.ParseInt(x.String(), 10, 64)
 			if err != nil {
 				f, ferr := x.Float64()
@@ -160,11 +169,17 @@ func paramHeaderValues(hs []paramHeader, args json.RawMessage) (http.Header, err
 			}
 			s = strconv.FormatInt(n, 10)
 		default:
-			return nil, fmt.Errorf("parameter %s (x-mcp-header %s) is not a %s", strings.Join(p.path, "."), p.name, p.typ)
+			return nil, wrongType(p)
 		}
 		h["Mcp-Param-"+p.name] = []string{headerValue(s)}
 	}
 	return h, nil
+}
+
+// wrongType is the error of a parameter whose value is not of its
+// declared type.
+func wrongType(p Param) error {
+	return fmt.Errorf("parameter %s (x-mcp-header %s) is not of type %s", strings.Join(p.path, "."), p.name, p.typ)
 }
 
 // headerValue encodes s for a header: as it is when it is plain visible
@@ -185,11 +200,11 @@ func headerValue(s string) string {
 	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
 }
 
-// setStandardHeaders sets Mcp-Method in h and, for the methods that name a
+// SetStandard sets Mcp-Method in h and, for the methods that name a
 // tool, prompt or resource, Mcp-Name. method is the JSON string of the
 // request's method. Only the member named is decoded, not the rest of the
 // params (the arguments of a tool call, say).
-func setStandardHeaders(h http.Header, method, params []byte) {
+func SetStandard(h http.Header, method, params []byte) {
 	var m string
 	value, known := []string(nil), false
 	if inner, ok := plainJSONString(method); ok {
@@ -247,7 +262,7 @@ func plainJSONString(b []byte) ([]byte, bool) {
 }
 
 // methodHeaders are the Mcp-Method values of the common methods, shared by
-// the requests (see httpConfig.newRequest).
+// the requests.
 var methodHeaders = func() map[string][]string {
 	m := map[string][]string{}
 	for _, name := range []string{"tools/call", "tools/list", "resources/read", "resources/list", "prompts/get", "prompts/list", "ping", "tasks/get", "tasks/update", "tasks/cancel", "server/discover", "completion/complete"} {
@@ -255,7 +270,3 @@ var methodHeaders = func() map[string][]string {
 	}
 	return m
 }()
-
-// errHeaders is the error of a tool call whose arguments cannot be
-// mirrored into the headers the tool's schema asks for.
-var errHeaders = errors.New("mcp: the arguments do not fit the tool's x-mcp-header parameters")
