@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrClosed is matched (errors.Is) by every error that reports a connection
@@ -62,7 +63,7 @@ func (e *ExitError) Error() string {
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // lastLines returns the last n non-empty lines of s, joined with " | ",
-// keeping at most max bytes.
+// keeping at most max bytes, cut between characters.
 func lastLines(s string, n, max int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	var kept []string
@@ -76,7 +77,11 @@ func lastLines(s string, n, max int) string {
 	}
 	out := strings.Join(kept, " | ")
 	if len(out) > max {
-		out = "…" + out[len(out)-max:]
+		cut := len(out) - max
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
+			cut++ // never half a character
+		}
+		out = "…" + out[cut:]
 	}
 	return out
 }

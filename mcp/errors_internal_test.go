@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -50,5 +51,10 @@ func TestErrorsSayWhatHappenedAndKeepTheirCause(t *testing.T) {
 	t.Run("a stderr tail is bounded", func(t *testing.T) {
 		tail := lastLines(strings.Repeat("x", 1000), 3, 400)
 		assert.Equal(t, "…"+strings.Repeat("x", 400), tail)
+	})
+	t.Run("a stderr tail is cut between characters", func(t *testing.T) {
+		tail := lastLines(strings.Repeat("é", 300), 3, 401) // 600 bytes; 401 would split an é
+		assert.True(t, utf8.ValidString(tail), "%q", tail)
+		assert.Equal(t, "…"+strings.Repeat("é", 200), tail)
 	})
 }
