@@ -193,8 +193,15 @@ func (f *httpFloor) close() { f.client.CloseIdleConnections() }
 
 // --- the SDKs over HTTP
 
+// mcplugTransports keeps one transport per URL, as a Manager keeps one
+// per server: what a transport learnt of its server (here, that it offers
+// no GET stream) serves its next connections. A new transport per
+// connection costs one GET more.
+var mcplugTransports sync.Map
+
 func connectMcplugHTTP(ctx context.Context, url string) (client, error) {
-	c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: url}, &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion})
+	t, _ := mcplugTransports.LoadOrStore(url, &mcp.StreamableHTTPTransport{URL: url})
+	c, err := mcp.Connect(ctx, t.(*mcp.StreamableHTTPTransport), &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion})
 	if err != nil {
 		return nil, err
 	}
