@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/schemawork"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -30,7 +31,7 @@ func (e *OutputSchemaError) Unwrap() error { return e.Err }
 
 // compileSchema compiles a JSON Schema (2020-12 unless it says otherwise).
 // Only the schema itself is read: no $ref is fetched from anywhere. A
-// schema whose work (see schemaWork) passes maxSchemaWork is refused with
+// schema whose work (see internal/schemawork) passes schemawork.MaxSchemaWork is refused with
 // a *SchemaTooComplexError.
 func compileSchema(name string, schema []byte) (*boundedSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
@@ -38,9 +39,9 @@ func compileSchema(name string, schema []byte) (*boundedSchema, error) {
 		return nil, err
 	}
 	url := "mcp:///" + name
-	work := schemaWork(doc, url, maxSchemaWork)
-	if work > maxSchemaWork {
-		return nil, &SchemaTooComplexError{Work: work, Max: maxSchemaWork}
+	work := schemawork.Of(doc, url, schemawork.MaxSchemaWork)
+	if work > schemawork.MaxSchemaWork {
+		return nil, &SchemaTooComplexError{Work: work, Max: schemawork.MaxSchemaWork}
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -83,7 +84,7 @@ func (noLoader) Load(url string) (any, error) {
 
 // validateJSON checks a JSON document against a compiled schema. Its work
 // is bounded: the schema's work times the values in the document must stay
-// under maxValidationWork.
+// under schemawork.MaxValidationWork.
 func validateJSON(ctx context.Context, s *boundedSchema, doc []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -92,7 +93,7 @@ func validateJSON(ctx context.Context, s *boundedSchema, doc []byte) error {
 	if err != nil {
 		return err
 	}
-	if n := countValues(v); s.work*n > maxValidationWork {
+	if n := countValues(v); s.work*n > schemawork.MaxValidationWork {
 		return &SchemaTooComplexError{Work: s.work * n}
 	}
 	return s.Validate(v)

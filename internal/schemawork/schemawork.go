@@ -1,4 +1,6 @@
-package mcp
+// Package schemawork bounds what a JSON Schema from a stranger may cost
+// before it is used.
+package schemawork
 
 import (
 	"net/url"
@@ -13,18 +15,18 @@ import (
 // schemas a client validates with, so before a schema is used its work is
 // bounded: schemaWork counts the subschemas that applying it to one value
 // may visit (each $ref followed, each shared subschema counted every time
-// it is reached), and a schema past maxSchemaWork is not used. Applying a
+// it is reached), and a schema past MaxSchemaWork is not used. Applying a
 // schema to a document then costs at most its work times the document's
-// values, which validation bounds too (maxValidationWork).
+// values, which validation bounds too (MaxValidationWork).
 const (
-	maxSchemaWork     = 20_000
-	maxValidationWork = 50_000_000
+	MaxSchemaWork     = 20_000
+	MaxValidationWork = 50_000_000
 )
 
-// schemaWork returns the work of the decoded schema doc (see above), or
+// Of returns the work of the decoded schema doc (see above), or
 // limit+1 once it passes limit. base is the URI the schema is known by;
 // $ref is resolved within the document only (nothing else is loaded).
-func schemaWork(doc any, base string, limit int) int {
+func Of(doc any, base string, limit int) int {
 	w := &workCounter{limit: limit, byURI: map[string]any{}, roots: map[string]any{}, memo: map[any]int{}, busy: map[any]bool{}}
 	w.index(doc, base)
 	return w.cost(doc, base)
