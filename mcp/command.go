@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
@@ -120,9 +121,9 @@ func (t *CommandTransport) Connect(ctx context.Context) (Stream, error) {
 	stdoutW.Close()
 	stderrW.Close()
 
-	logger, late := t.Logger, (*lateLogger)(nil)
+	logger, late := t.Logger, (*latelog.Target)(nil)
 	if logger == nil {
-		logger, late = newLate()
+		logger, late = latelog.New()
 	}
 	tailSize := t.StderrTail
 	if tailSize <= 0 {
@@ -165,7 +166,7 @@ func (p pipes) SetReadDeadline(t time.Time) error { return p.stdout.SetReadDeadl
 
 // commandStream is the Stream of a running server process.
 type commandStream struct {
-	late     *lateLogger // nil when CommandTransport.Logger was set
+	late     *latelog.Target // nil when CommandTransport.Logger was set
 	lines    *lineStream
 	cmd      *exec.Cmd
 	ownGroup bool
@@ -375,4 +376,4 @@ func (t *tailBuffer) String() string {
 	return string(b)
 }
 
-func (s *commandStream) useLogger(lg *slog.Logger) { s.late.use(lg) }
+func (s *commandStream) useLogger(lg *slog.Logger) { s.late.Use(lg) }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
@@ -124,6 +125,20 @@ type rawReader interface {
 type failureRouter interface {
 	routeFailures(func(id []byte, err error))
 }
+
+// loggerUser is a Stream that takes the Connection's logger for what it
+// logs itself. Every built-in Stream is one; a Stream wrapped by the
+// program keeps the logger its transport was given.
+type loggerUser interface {
+	useLogger(*slog.Logger)
+}
+
+var (
+	_ loggerUser = (*lineStream)(nil)
+	_ loggerUser = (*commandStream)(nil)
+	_ loggerUser = (*httpStream)(nil)
+	_ loggerUser = (*sseStream)(nil)
+)
 
 // aborter is a Stream that can end at once, without the grace periods of
 // Close (a child process killed): for a connection whose handshake failed.

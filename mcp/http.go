@@ -1191,4 +1191,4 @@ func (s *httpStream) Close() error {
 	return nil
 }
 
-func (s *httpStream) useLogger(lg *slog.Logger) { s.cfg.late.use(lg) }
+func (s *httpStream) useLogger(lg *slog.Logger) { s.cfg.late.Use(lg) }

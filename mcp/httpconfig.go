@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/mcplug/mcplug/internal/origin"
 )
@@ -28,7 +29,7 @@ type httpConfig struct {
 	headers        http.Header
 	headerFunc     func(context.Context) (http.Header, error)
 	logger         *slog.Logger
-	late           *lateLogger // nil when the transport's Logger was set
+	late           *latelog.Target // nil when the transport's Logger was set
 	maxMessageSize int
 }
 
@@ -52,9 +53,9 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 	if auth != nil {
 		client = withAuthorizer(client, auth)
 	}
-	var late *lateLogger
+	var late *latelog.Target
 	if logger == nil {
-		logger, late = newLate()
+		logger, late = latelog.New()
 	}
 	cfg := &httpConfig{headers: sealed(headers), headerFunc: headerFunc, logger: logger, late: late, maxMessageSize: max}
 	if u, err := url.Parse(rawURL); err == nil {

@@ -531,4 +531,4 @@ func (s *sseStream) Close() error {
 	return nil
 }
 
-func (s *sseStream) useLogger(lg *slog.Logger) { s.cfg.late.use(lg) }
+func (s *sseStream) useLogger(lg *slog.Logger) { s.cfg.late.Use(lg) }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -72,9 +73,9 @@ func newLineStream(rwc io.ReadWriteCloser, maxMessage int, logger *slog.Logger) 
 // newLineStreamWith is newLineStream with the options given; a nil
 // Logger means the Connection's, once it names one.
 func newLineStreamWith(rwc io.ReadWriteCloser, o ndjson.StreamOptions) *lineStream {
-	var late *lateLogger
+	var late *latelog.Target
 	if o.Logger == nil {
-		o.Logger, late = newLate()
+		o.Logger, late = latelog.New()
 	}
 	o.Closed = ErrClosed
 	return &lineStream{Stream: ndjson.NewStream(rwc, o), late: late}
@@ -84,14 +85,14 @@ func newLineStreamWith(rwc io.ReadWriteCloser, o ndjson.StreamOptions) *lineStre
 // with the optional methods the Connection looks for.
 type lineStream struct {
 	*ndjson.Stream
-	late *lateLogger // nil when the logger was given
+	late *latelog.Target // nil when the logger was given
 }
 
 func (s *lineStream) readLine() ([]byte, error)        { return s.ReadLine() }
 func (s *lineStream) writeLine(b []byte) error         { return s.WriteLine(b) }
 func (s *lineStream) setReadDeadline(t time.Time) bool { return s.SetReadDeadline(t) }
 func (s *lineStream) detach() bool                     { return s.Detach() }
-func (s *lineStream) useLogger(lg *slog.Logger)        { s.late.use(lg) }
+func (s *lineStream) useLogger(lg *slog.Logger)        { s.late.Use(lg) }
 
 // httpMaxQueue bounds the bytes of the messages waiting to be POSTed, as
 // ndjson.MaxWriteQueue bounds a pipe's (tests lower it).

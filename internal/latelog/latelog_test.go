@@ -1,4 +1,4 @@
-package mcp
+package latelog
 
 import (
 	"bytes"
@@ -19,15 +19,15 @@ func TestALateLoggerLogsThroughTheLoggerNamedLater(t *testing.T) {
 			}}))
 	}
 	var first, second bytes.Buffer
-	logger, late := newLate()
+	logger, late := New()
 	derived := logger.With("server", "calc").WithGroup("g") // made before any target is named
 
-	late.use(text(&first))
+	late.Use(text(&first))
 	derived.Info("one", "k", 1)
 	logger.Debug("below the target's level")
-	late.use(nil) // no change
+	late.Use(nil) // no change
 	logger.Warn("two")
-	late.use(text(&second))
+	late.Use(text(&second))
 	derived.Info("three", "k", 3)
 
 	assert.Equal(t, "level=INFO msg=one server=calc g.k=1\nlevel=WARN msg=two\n", first.String())

@@ -1,4 +1,8 @@
-package mcp
+// Package latelog is a logger that logs through slog.Default until it is
+// told which logger to log through: a transport whose own Logger is not
+// set logs through one, so that one logger set in the Connection's Options
+// gets every line of the Connection and of its transport.
+package latelog
 
 import (
 	"context"
@@ -7,45 +11,28 @@ import (
 	"sync/atomic"
 )
 
-// A transport whose own Logger is not set logs through a lateLogger: through
-// slog.Default until the Connection over it names its Options.Logger, so
-// that one logger set in Options gets every line of the Connection and of
-// its transport (skipped stdout lines, failed POSTs, reconnections).
+// Target is where a late logger logs.
+type Target struct{ target atomic.Pointer[slog.Logger] }
 
-// loggerUser is a Stream that takes the Connection's logger for what it
-// logs itself. Every built-in Stream is one; a Stream wrapped by the
-// program keeps the logger its transport was given.
-type loggerUser interface {
-	useLogger(*slog.Logger)
-}
-
-var (
-	_ loggerUser = (*lineStream)(nil)
-	_ loggerUser = (*commandStream)(nil)
-	_ loggerUser = (*httpStream)(nil)
-	_ loggerUser = (*sseStream)(nil)
-)
-
-type lateLogger struct{ target atomic.Pointer[slog.Logger] }
-
-// newLate returns a logger that logs through late's target, and late.
-func newLate() (*slog.Logger, *lateLogger) {
-	late := &lateLogger{}
+// New returns a logger that logs through its Target, and the Target.
+func New() (*slog.Logger, *Target) {
+	late := &Target{}
 	return slog.New(lateHandler{late: late}), late
 }
 
-// use makes l log through lg from now on (nil: no change).
-func (l *lateLogger) use(lg *slog.Logger) {
+// Use makes the logger log through lg from now on (nil: no change). A
+// nil Target ignores it.
+func (l *Target) Use(lg *slog.Logger) {
 	if l != nil && lg != nil {
 		l.target.Store(lg)
 	}
 }
 
-// lateHandler is the slog.Handler of a lateLogger; ops are the WithAttrs and
+// lateHandler is the slog.Handler of a late logger; ops are the WithAttrs and
 // WithGroup calls made on it, applied to the target's handler once per
 // target (built is the last such handler).
 type lateHandler struct {
-	late  *lateLogger
+	late  *Target
 	ops   []func(slog.Handler) slog.Handler
 	built *atomic.Pointer[builtHandler]
 }
