@@ -19,5 +19,3 @@ func signalGroup(cmd *exec.Cmd, _ bool, sig os.Signal) {
 		_ = cmd.Process.Signal(sig)
 	}
 }
-
-const openNonblock = 0

@@ -42,7 +42,3 @@ func signalGroup(cmd *exec.Cmd, group bool, sig syscall.Signal) {
 	}
 	_ = cmd.Process.Signal(sig)
 }
-
-// openNonblock opens a config file so that a named pipe in its place
-// cannot block the open.
-const openNonblock = syscall.O_NONBLOCK

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcplug/mcplug/internal/safefile"
 )
 
 // Server types of a config entry.
@@ -306,7 +308,7 @@ func LoadConfig(dir string) (*Config, error) {
 	}
 	l := &layers{ws: ws, user: newConfig(), project: newConfig(), local: newConfig()}
 	read := func(path string, max int64) []byte {
-		b, err := readConfigFile(path, max)
+		b, err := safefile.Read(path, max)
 		if err != nil {
 			l.errors = append(l.errors, &ConfigError{File: path, Err: err})
 		}
@@ -527,7 +529,7 @@ func SaveApproval(dir, name string, approve bool) error {
 	}
 	folder := filepath.Join(ws.Root, ".claude")
 	path := filepath.Join(folder, "settings.local.json")
-	settings, err := readJSONObject(path, maxProjectFileSize) // writeSettingsFile refuses a symlink
+	settings, err := safefile.ReadJSONObject(path, maxProjectFileSize) // safefile.Write refuses a symlink
 	if err != nil {
 		return &ConfigError{File: path, Err: err}
 	}
@@ -559,7 +561,7 @@ func SaveApproval(dir, name string, approve bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeSettingsFile(folder, "settings.local.json", append(out, '\n')); err != nil {
+	if err := safefile.Write(folder, "settings.local.json", append(out, '\n')); err != nil {
 		return &ConfigError{File: path, Err: err}
 	}
 	return nil
@@ -572,7 +574,7 @@ func SaveApproval(dir, name string, approve bool) error {
 // unless their cwd says otherwise. The file must be a regular file of at
 // most 64 MiB (ErrNotRegularFile, ErrFileTooLarge).
 func LoadConfigFile(path string) (*Config, error) {
-	b, err := readConfigFile(path, maxUserFileSize)
+	b, err := safefile.Read(path, maxUserFileSize)
 	if err == nil && b == nil {
 		_, err = os.Stat(path) // missing: say so
 		if err == nil {

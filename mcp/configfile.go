@@ -1,14 +1,6 @@
 package mcp
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-)
+import "github.com/mcplug/mcplug/internal/safefile"
 
 // Bounds on the config and settings files LoadConfig reads. The user's
 // ~/.claude.json also keeps Claude Code's per-project history, so it may
@@ -22,126 +14,9 @@ const (
 // that is a device, a pipe, a directory or anything else that is not a
 // regular file (a symlink to a regular file is read). Such a file is not
 // read, nor written.
-var ErrNotRegularFile = errors.New("mcp: not a regular file")
+var ErrNotRegularFile = safefile.ErrNotRegular
 
 // ErrFileTooLarge is matched by the error for a config or settings file
 // larger than its bound (64 MiB for the user's files, 4 MiB for a
 // project's). Such a file is not read.
-var ErrFileTooLarge = errors.New("mcp: file too large")
-
-// readConfigFile reads the regular file path, at most max bytes. A missing
-// file gives (nil, nil). The file is opened without blocking, so that a
-// named pipe cannot hold the caller, and its type and size are checked on
-// the open file.
-func readConfigFile(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegularFile, info.Mode().Type())
-	}
-	if info.Size() > max {
-		return nil, fmt.Errorf("%w: %d bytes, the bound is %d", ErrFileTooLarge, info.Size(), max)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max { // it grew while read
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrFileTooLarge, max)
-	}
-	return b, nil
-}
-
-// readJSONObject reads the settings file path as a JSON object, keeping
-// numbers as written. A missing or empty file is an empty object.
-func readJSONObject(path string, max int64) (map[string]any, error) {
-	b, err := readConfigFile(path, max)
-	if err != nil {
-		return nil, err
-	}
-	obj := map[string]any{}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return obj, nil
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %w", err)
-	}
-	if obj == nil {
-		return nil, errors.New("not a JSON object")
-	}
-	return obj, nil
-}
-
-// writeSettingsFile replaces the file name in dir with data, mode 0600.
-// dir is created (0700) when missing. Neither dir nor the file may be a
-// symlink or anything but a directory and a regular file: a repository
-// that ships .claude as a link to the user's own settings must not have a
-// decision written there. The new content goes to a temporary file in dir
-// that is renamed over the old one, so a reader never sees half of it.
-func writeSettingsFile(dir, name string, data []byte) error {
-	path := filepath.Join(dir, name)
-	info, err := os.Lstat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			return err
-		}
-	case err != nil:
-		return err
-	case !info.IsDir():
-		return fmt.Errorf("%w: %s is a %s, not a directory (it is not written through)", ErrNotRegularFile, dir, kindOf(info))
-	}
-	info, err = os.Lstat(path)
-	mode := os.FileMode(0o600)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return err
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("%w: %s is a %s (it is not written through)", ErrNotRegularFile, path, kindOf(info))
-	default:
-		mode = info.Mode().Perm() & 0o600 // never wider than the user's own
-	}
-	tmp, err := os.CreateTemp(dir, "."+name+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func kindOf(info os.FileInfo) string {
-	switch t := info.Mode().Type(); {
-	case t&os.ModeSymlink != 0:
-		return "symlink"
-	case t.IsDir():
-		return "directory"
-	case t == 0:
-		return "regular file"
-	default:
-		return t.String() + " file"
-	}
-}
+var ErrFileTooLarge = safefile.ErrTooLarge

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcplug/mcplug/internal/safefile"
 )
 
 // Workspace is the project a Config was loaded for, found the way Claude
@@ -104,7 +106,7 @@ func SaveTrust(dir string) error {
 		home = real // the home directory is the user's own, wherever it links to
 	}
 	path := filepath.Join(home, ".claude.json")
-	top, err := readJSONObject(path, maxUserFileSize)
+	top, err := safefile.ReadJSONObject(path, maxUserFileSize)
 	if err != nil {
 		return &ConfigError{File: path, Err: err}
 	}
@@ -129,7 +131,7 @@ func SaveTrust(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeSettingsFile(home, ".claude.json", append(out, '\n')); err != nil {
+	if err := safefile.Write(home, ".claude.json", append(out, '\n')); err != nil {
 		return &ConfigError{File: path, Err: err}
 	}
 	return nil
