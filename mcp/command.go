@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/ndjson"
+	"github.com/mcplug/mcplug/internal/procgroup"
 )
 
 // CommandTransport runs an MCP server as a child process and talks to it over
@@ -111,7 +112,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (Stream, error) {
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = timeout
 	}
-	ownGroup := setProcessGroup(cmd)
+	ownGroup := procgroup.Own(cmd)
 	if err := cmd.Start(); err != nil {
 		closeAll()
 		cmd.Stderr = userStderr
@@ -258,15 +259,15 @@ func (s *commandStream) Close() error {
 			wait = 0
 		}
 		if !s.waitExit(wait) {
-			signalGroup(s.cmd, s.ownGroup, sigTerm)
+			procgroup.Signal(s.cmd, s.ownGroup, procgroup.Term)
 			if !s.waitExit(wait) {
-				signalGroup(s.cmd, s.ownGroup, sigKill)
+				procgroup.Signal(s.cmd, s.ownGroup, procgroup.Kill)
 				<-s.exited
 			}
 		}
 		// Children left in the server's process group die with it.
 		if s.ownGroup {
-			signalGroup(s.cmd, true, sigKill)
+			procgroup.Signal(s.cmd, true, procgroup.Kill)
 		}
 		<-s.waitDone
 		<-s.stderrDone

@@ -4,6 +4,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/headershelper"
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
@@ -49,9 +50,9 @@ func SetProbeTimeout(d time.Duration) func() {
 // SetHeadersHelperTimeout changes the bound of a headersHelper command,
 // and returns a function that restores it.
 func SetHeadersHelperTimeout(d time.Duration) func() {
-	old := headersHelperTimeout
-	headersHelperTimeout = d
-	return func() { headersHelperTimeout = old }
+	old := headershelper.Timeout
+	headershelper.Timeout = d
+	return func() { headershelper.Timeout = old }
 }
 
 // SetHTTPMaxQueue changes the bound of the bytes waiting to be POSTed, and
