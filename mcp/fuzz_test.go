@@ -57,36 +57,6 @@ func FuzzParseConfig(f *testing.F) {
 	})
 }
 
-// FuzzReadSSE: any stream gives events and never a panic or an event past
-// the maximum, and the reader ends.
-func FuzzReadSSE(f *testing.F) {
-	f.Add([]byte("id: 1\nretry: 10\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"))
-	f.Add([]byte("event: endpoint\ndata: /messages\r\n\r\n: comment\ndata: a\ndata: b\n\n"))
-	f.Add([]byte("data: " + strings.Repeat("x", 300) + "\n\n"))
-	f.Add([]byte("retry: -5\nretry: 99999999999999999999\nid\ndata\n\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		const max = 256
-		n := 0
-		err := readSSE(bytes.NewReader(b), max, func(ev sseEvent) bool {
-			n++
-			if len(ev.data) > max {
-				t.Fatalf("an event of %d bytes passed the maximum of %d", len(ev.data), max)
-			}
-			if ev.retry < 0 {
-				t.Fatalf("a negative retry %v", ev.retry)
-			}
-			return true
-		})
-		var tl *MessageTooLargeError
-		if err != nil && !errors.As(err, &tl) {
-			t.Fatalf("unexpected error %v", err)
-		}
-		if n > len(b) {
-			t.Fatalf("%d events from %d bytes", n, len(b))
-		}
-	})
-}
-
 // FuzzInbox: whatever a server sends over HTTP, reading it never ends the
 // connection: a message that does not decode is skipped, or stands for an
 // error of its call.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcplug/mcplug/internal/mcpheader"
 	"github.com/mcplug/mcplug/internal/ndjson"
+	"github.com/mcplug/mcplug/internal/sse"
 )
 
 // StreamableHTTPTransport connects to a remote server over the Streamable
@@ -870,30 +871,30 @@ func previewQuoted(b []byte) string {
 // retry delay. x.n counts the messages delivered. Data that is not a
 // JSON-RPC message is skipped.
 func (s *httpStream) readEvents(r io.Reader, x *exchange) (done bool, last string, retry time.Duration, err error) {
-	err = readSSE(r, s.cfg.maxSize(), func(ev sseEvent) bool {
-		if ev.id != "" {
-			last = ev.id
+	err = readSSE(r, s.cfg.maxSize(), func(ev sse.Event) bool {
+		if ev.ID != "" {
+			last = ev.ID
 		}
-		if ev.retry > 0 {
-			retry = ev.retry
+		if ev.Retry > 0 {
+			retry = ev.Retry
 		}
-		if len(ev.data) == 0 {
+		if len(ev.Data) == 0 {
 			return true
 		}
-		top, ok := ndjson.ScanTop(ev.data)
+		top, ok := ndjson.ScanTop(ev.Data)
 		if !ok {
-			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
+			s.cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.Data))
 			return true
 		}
 		// Decide before delivering: the message belongs to its reader
 		// from then on (a result is decoded in place).
 		if isRequest(x.top) && top.IsResponse() && bytes.Equal(top.ID, x.top.ID) {
-			s.reply(x, ev.data, top)
+			s.reply(x, ev.Data, top)
 			done = true
 			return false // the response is in: this stream has served its purpose
 		}
 		x.n++
-		s.deliver(ev.data)
+		s.deliver(ev.Data)
 		return true
 	})
 	return done, last, retry, err

@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,12 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
+	"github.com/mcplug/mcplug/internal/sse"
 )
 
 // inbox is the queue of messages a remote stream has received and
@@ -149,86 +147,14 @@ func (b *inbox) readObject(v any) error {
 	}
 }
 
-// sseEvent is one server-sent event.
-type sseEvent struct {
-	id, event string
-	data      []byte
-	retry     time.Duration // zero when the event sets none
-}
-
-// readSSE reads server-sent events from r and calls fn with each event
-// that carries data (priming events with an empty data field are skipped
-// but their id and retry are reported through fn too). It returns at the
-// end of the stream or when fn returns false.
-func readSSE(r io.Reader, max int, fn func(ev sseEvent) bool) error {
-	br := sseReaders.Get().(*bufio.Reader)
-	br.Reset(r)
-	defer func() {
-		br.Reset(nil)
-		sseReaders.Put(br)
-	}()
-	var ev sseEvent
-	var data bytes.Buffer
-	hasData := false
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull && len(long) <= max {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			if len(long) > max {
-				return &MessageTooLargeError{Size: int64(len(long)), Max: max}
-			}
-			line = long
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0 && err == nil:
-			if hasData || ev.id != "" || ev.retry > 0 {
-				ev.data = bytes.Clone(bytes.TrimSuffix(data.Bytes(), []byte{'\n'}))
-				if !fn(ev) {
-					return nil
-				}
-			}
-			ev, hasData = sseEvent{}, false
-			data.Reset()
-		case len(line) > 0 && line[0] == ':': // a comment
-		case len(line) > 0:
-			field, value, _ := bytes.Cut(line, []byte{':'})
-			value = bytes.TrimPrefix(value, []byte{' '})
-			switch string(field) {
-			case "data":
-				data.Write(value)
-				data.WriteByte('\n')
-				hasData = true
-				if data.Len() > max {
-					return &MessageTooLargeError{Size: int64(data.Len()), Max: max}
-				}
-			case "id":
-				ev.id = string(value)
-			case "event":
-				ev.event = string(value)
-			case "retry":
-				if ms, perr := strconv.Atoi(string(value)); perr == nil && ms >= 0 {
-					ev.retry = time.Duration(ms) * time.Millisecond
-				}
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
+// readSSE is sse.Read with the bound's error as a *MessageTooLargeError.
+func readSSE(r io.Reader, max int, fn func(ev sse.Event) bool) error {
+	err := sse.Read(r, max, fn)
+	if tl, ok := err.(*sse.TooLargeError); ok {
+		return &MessageTooLargeError{Size: tl.Size, Max: tl.Max}
 	}
+	return err
 }
-
-// sseReaders are the buffered readers of SSE streams: small, since a line
-// longer than the buffer is gathered apart, and reused from one answer to
-// the next.
-var sseReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
 
 // SSETransport connects to a server that speaks the legacy HTTP+SSE
 // transport of protocol revision 2024-11-05: it GETs the SSE endpoint,
@@ -334,18 +260,18 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*s
 		defer s.wg.Done()
 		defer resp.Body.Close()
 		sent := false
-		err := readSSE(resp.Body, cfg.maxSize(), func(ev sseEvent) bool {
-			switch ev.event {
+		err := readSSE(resp.Body, cfg.maxSize(), func(ev sse.Event) bool {
+			switch ev.Type {
 			case "endpoint":
 				if !sent {
 					sent = true
-					endpoint <- string(ev.data)
+					endpoint <- string(ev.Data)
 				}
 			case "", "message":
-				if _, ok := ndjson.ScanTop(ev.data); ok {
-					s.in.put(ev.data)
-				} else if len(ev.data) > 0 {
-					cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.data))
+				if _, ok := ndjson.ScanTop(ev.Data); ok {
+					s.in.put(ev.Data)
+				} else if len(ev.Data) > 0 {
+					cfg.logger.Warn("mcp: skipped an sse event that is not a JSON-RPC message", "data", previewQuoted(ev.Data))
 				}
 			}
 			return true
