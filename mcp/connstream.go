@@ -87,7 +87,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 // speaks the protocol version it is told: Streamable HTTP.
 type headerWriter interface {
 	writeWithHeaders(b []byte, h http.Header) error
-	setProtocolVersion(v string)
+	setProtocolVersion(v string, modern bool)
 }
 
 // lineIO is a Stream that gives access to raw lines: this package's
@@ -136,8 +136,8 @@ type loggerUser interface {
 var (
 	_ loggerUser = (*lineStream)(nil)
 	_ loggerUser = (*commandStream)(nil)
-	_ loggerUser = (*httpStream)(nil)
-	_ loggerUser = (*sseStream)(nil)
+	_ loggerUser = httpStream{}
+	_ loggerUser = sseStream{}
 )
 
 // aborter is a Stream that can end at once, without the grace periods of
@@ -150,16 +150,16 @@ type aborter interface {
 // A Stream of the program's own offers none: it is read and written
 // through the Stream methods alone.
 var (
-	_ headerWriter  = (*httpStream)(nil)
-	_ directPoster  = (*httpStream)(nil)
-	_ rawReader     = (*httpStream)(nil)
-	_ eraCache      = (*httpStream)(nil)
-	_ sessionIDer   = (*httpStream)(nil)
-	_ failureRouter = (*httpStream)(nil)
-	_ loggerUser    = (*httpStream)(nil)
-	_ rawReader     = (*sseStream)(nil)
-	_ failureRouter = (*sseStream)(nil)
-	_ loggerUser    = (*sseStream)(nil)
+	_ headerWriter  = httpStream{}
+	_ directPoster  = httpStream{}
+	_ rawReader     = httpStream{}
+	_ eraCache      = httpStream{}
+	_ sessionIDer   = httpStream{}
+	_ failureRouter = httpStream{}
+	_ loggerUser    = httpStream{}
+	_ rawReader     = sseStream{}
+	_ failureRouter = sseStream{}
+	_ loggerUser    = sseStream{}
 	_ lineIO        = (*lineStream)(nil)
 	_ loggerUser    = (*lineStream)(nil)
 	_ lineIO        = (*commandStream)(nil)

@@ -556,7 +556,7 @@ func (c *Connection) era() era {
 // not per request.
 func (c *Connection) setVersion(version string) {
 	if hw, ok := c.stream.Stream.(headerWriter); ok {
-		hw.setProtocolVersion(version)
+		hw.setProtocolVersion(version, version != "" && isModern(version))
 	}
 	if version == "" || !isModern(version) {
 		c.meta.Store(nil)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/headershelper"
+	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
@@ -58,17 +59,17 @@ func SetHeadersHelperTimeout(d time.Duration) func() {
 // SetHTTPMaxQueue changes the bound of the bytes waiting to be POSTed, and
 // returns a function that restores it.
 func SetHTTPMaxQueue(n int) func() {
-	old := httpMaxQueue
-	httpMaxQueue = n
-	return func() { httpMaxQueue = old }
+	old := httpstream.MaxQueue
+	httpstream.MaxQueue = n
+	return func() { httpstream.MaxQueue = old }
 }
 
 // SetDrainTimeout changes how long what follows a response on its SSE
 // stream is read, and returns a function that restores it.
 func SetDrainTimeout(d time.Duration) func() {
-	old := drainTimeout
-	drainTimeout = d
-	return func() { drainTimeout = old }
+	old := httpstream.DrainTimeout
+	httpstream.DrainTimeout = d
+	return func() { httpstream.DrainTimeout = old }
 }
 
 // CloseIdleHTTPConnections closes the idle connections of the HTTP client

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -53,36 +52,6 @@ func FuzzParseConfig(f *testing.F) {
 			default:
 				t.Fatalf("server %q: type %q", name, sc.Type)
 			}
-		}
-	})
-}
-
-// FuzzInbox: whatever a server sends over HTTP, reading it never ends the
-// connection: a message that does not decode is skipped, or stands for an
-// error of its call.
-func FuzzInbox(f *testing.F) {
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[tru]}}`))
-	f.Add([]byte(`{"jsonrpc":"2.0","method":"x"}`))
-	f.Add([]byte(`not json`))
-	f.Add([]byte(``))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		in := newInbox()
-		in.put(b)
-		in.put([]byte(`{"jsonrpc":"2.0","method":"after"}`))
-		in.end(ErrClosed)
-		var msgs []json.RawMessage
-		for {
-			var raw json.RawMessage
-			if err := in.readObject(&raw); err != nil {
-				if !errors.Is(err, ErrClosed) {
-					t.Fatalf("reading ended with %v", err)
-				}
-				break
-			}
-			msgs = append(msgs, raw)
-		}
-		if len(msgs) == 0 || !bytes.Contains(msgs[len(msgs)-1], []byte(`"after"`)) {
-			t.Fatalf("the message after %q was lost: %q", b, msgs)
 		}
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcplug/mcplug/internal/httpstream"
 )
 
 // ErrUnknownTool is matched by the error of Manager.CallTool for a name
@@ -279,7 +281,7 @@ func (m *Manager) addConfigServers(cfg *Config) {
 			return m.opts.Authorizer(name, sc)
 		})
 		s.authorizer = authorizer
-		memory := &httpMemory{} // what the server's transports learn, kept across restarts
+		memory := &httpstream.Memory{} // what the server's transports learn, kept across restarts
 		s.transport = func(ctx context.Context) (Transport, error) {
 			t, err := sc.transport(ctx)
 			switch tt := t.(type) {

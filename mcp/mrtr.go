@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
@@ -78,9 +79,10 @@ type InputRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// streamBroken reports whether err is a *streamBrokenError.
+// streamBroken reports whether err is a modern server's response stream
+// that broke before the response (httpstream.StreamBrokenError).
 func streamBroken(err error) bool {
-	var broken *streamBrokenError
+	var broken *httpstream.StreamBrokenError
 	return errors.As(err, &broken)
 }
 

@@ -82,6 +82,13 @@ func (c *Connection) startListening() {
 }
 
 // listenLoop keeps subscriptions/listen open until the Connection ends.
+// Bounds of the wait before subscriptions/listen is opened again after it
+// failed: doubling from the first to the last.
+const (
+	listenFirstBackoff = time.Second
+	listenMaxBackoff   = 30 * time.Second
+)
+
 func (c *Connection) listenLoop() {
 	defer c.handlers.Done()
 	defer func() {
@@ -89,7 +96,7 @@ func (c *Connection) listenLoop() {
 		c.listen.running = false
 		c.listen.mu.Unlock()
 	}()
-	backoff := firstBackoff
+	backoff := listenFirstBackoff
 	for c.life.Err() == nil {
 		f, some := c.filter()
 		if !some {
@@ -111,8 +118,8 @@ func (c *Connection) listenLoop() {
 		case err != nil:
 			c.logger.Debug("mcp: subscriptions/listen ended; opening it again", "err", err, "after", backoff)
 		}
-		if time.Since(start) > maxRetry { // it served a while: the next break starts the backoff over
-			backoff = firstBackoff
+		if time.Since(start) > listenMaxBackoff { // it served a while: the next break starts the backoff over
+			backoff = listenFirstBackoff
 		}
 		timer := time.NewTimer(backoff)
 		select {
@@ -121,6 +128,6 @@ func (c *Connection) listenLoop() {
 			timer.Stop()
 			return
 		}
-		backoff = min(2*backoff, maxRetry)
+		backoff = min(2*backoff, listenMaxBackoff)
 	}
 }

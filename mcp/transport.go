@@ -94,10 +94,6 @@ func (s *lineStream) setReadDeadline(t time.Time) bool { return s.SetReadDeadlin
 func (s *lineStream) detach() bool                     { return s.Detach() }
 func (s *lineStream) useLogger(lg *slog.Logger)        { s.late.Use(lg) }
 
-// httpMaxQueue bounds the bytes of the messages waiting to be POSTed, as
-// ndjson.MaxWriteQueue bounds a pipe's (tests lower it).
-var httpMaxQueue = ndjson.MaxWriteQueue
-
 // NewInMemoryTransports returns two connected Transports, for tests and for
 // running a server in the same process: what one side writes, the other
 // reads. Each Transport connects once; a second Connect fails.

@@ -1,4 +1,4 @@
-package mcp
+package httpstream
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // request was POSTed or given up on, whatever the order: a cancellation
 // that comes after the POST leaves no entry behind.
 func TestSSEQueuedRequestsKeepNothingBehind(t *testing.T) {
-	var s sseStream
+	var s SSE
 	noop := func() {}
 	cancelled := []byte(`{"requestId":1}`)
 

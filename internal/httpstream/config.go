@@ -1,0 +1,206 @@
+package httpstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/mcplug/mcplug/internal/latelog"
+	"github.com/mcplug/mcplug/internal/ndjson"
+	"github.com/mcplug/mcplug/internal/origin"
+	"github.com/mcplug/mcplug/internal/redact"
+)
+
+// Config is what the HTTP streams of one transport share. Package mcp
+// makes it: Client already sends requests through the transport's
+// Authorizer and follows redirects only within the URL's origin.
+type Config struct {
+	URL            string
+	Parsed         *url.URL // URL parsed, when the caller did; nil: parsed here
+	Client         *http.Client
+	Headers        http.Header
+	HeaderFunc     func(context.Context) (http.Header, error)
+	Logger         *slog.Logger
+	Late           *latelog.Target // nil when the transport's own Logger was set
+	MaxMessageSize int             // zero means ndjson.DefaultMaxMessageSize
+	Errors         Errors
+}
+
+// Errors are the errors of package mcp the streams report, so that a
+// call sees them as they are (errors.Is, errors.As).
+type Errors struct {
+	Closed    error                                        // a stream that ended
+	BadResult error                                        // an answer that is not the response it must be
+	TooLarge  func(size int64, max int) error              // a message past MaxMessageSize
+	Status    func(resp *http.Response, body []byte) error // an answer that is not a success
+}
+
+// MaxQueue bounds the bytes of the messages waiting to be POSTed, as
+// ndjson.MaxWriteQueue bounds a pipe's (tests lower it).
+var MaxQueue = ndjson.MaxWriteQueue
+
+func newConfig(c Config) *httpConfig {
+	cfg := &httpConfig{client: c.Client, headers: sealed(c.Headers), headerFunc: c.HeaderFunc, logger: c.Logger, late: c.Late, maxMessageSize: c.MaxMessageSize, errs: c.Errors}
+	u, err := c.Parsed, error(nil)
+	if u == nil {
+		u, err = url.Parse(c.URL)
+	}
+	if err == nil {
+		cfg.origin = origin.Of(u)
+		if u.Scheme == "http" || u.Scheme == "https" {
+			cfg.rawURL, cfg.url = c.URL, u
+		}
+	}
+	return cfg
+}
+
+// httpConfig is what the HTTP transports share.
+type httpConfig struct {
+	// rawURL parsed: the requests to it share url, which nothing changes.
+	rawURL string
+	url    *url.URL
+
+	client         *http.Client
+	origin         string // scheme://host:port of the server's URL; no redirect leaves it
+	headers        http.Header
+	headerFunc     func(context.Context) (http.Header, error)
+	logger         *slog.Logger
+	late           *latelog.Target // nil when the transport's Logger was set
+	maxMessageSize int
+	errs           Errors
+}
+
+func (c *httpConfig) maxSize() int {
+	if c.maxMessageSize > 0 {
+		return c.maxMessageSize
+	}
+	return ndjson.DefaultMaxMessageSize
+}
+
+// sealed is a copy of h with canonical keys whose value slices are full
+// (len == cap): requests share them, and an append to one of them (Add)
+// then makes a new slice instead of writing into the shared array.
+func sealed(h http.Header) http.Header {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		vs = slices.Clone(vs)
+		out[http.CanonicalHeaderKey(k)] = vs[:len(vs):len(vs)]
+	}
+	return out
+}
+
+// Header values every request shares (see sealed).
+var (
+	jsonContentType = []string{"application/json"}
+	acceptAnswers   = []string{"application/json, text/event-stream"}
+)
+
+// newRequest builds a request with the static and per-request headers.
+// Header values may be shared with other requests: replace them (Set),
+// do not write into them.
+func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
+	var req *http.Request
+	if u == c.rawURL && c.url != nil {
+		// The URL parsed once, as NewRequestWithContext would parse it.
+		req = (&http.Request{
+			Method:     method,
+			URL:        c.url,
+			Proto:      "HTTP/1.1",
+			ProtoMajor: 1,
+			ProtoMinor: 1,
+			Header:     make(http.Header, 4+len(c.headers)),
+			Host:       strings.TrimSuffix(c.url.Host, ":"),
+		}).WithContext(ctx)
+		switch {
+		case body != nil && len(body) == 0:
+			req.Body = http.NoBody
+		case body != nil:
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+	} else {
+		var r io.Reader
+		if body != nil {
+			r = bytes.NewReader(body)
+		}
+		var err error
+		req, err = http.NewRequestWithContext(ctx, method, u, r)
+		if err != nil {
+			return nil, redact.Err(err)
+		}
+	}
+	for k, vs := range c.headers {
+		req.Header[k] = vs
+	}
+	if c.headerFunc != nil {
+		h, err := c.headerFunc(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: header function: %w", err)
+		}
+		for k, vs := range h {
+			req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
+	}
+	if body != nil {
+		req.Header["Content-Type"] = jsonContentType
+	}
+	return req, nil
+}
+
+// do sends req; a transport error has its URL redacted.
+func (c *httpConfig) do(req *http.Request) (*http.Response, error) {
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, redact.Err(err)
+	}
+	return resp, nil
+}
+
+func (c *httpConfig) statusError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return c.statusErrorBody(resp, b)
+}
+
+// statusErrorBody is statusError with the body already read.
+func (c *httpConfig) statusErrorBody(resp *http.Response, body []byte) error {
+	body = bytes.TrimSpace(body)
+	if len(body) > 512 {
+		body = body[:512]
+	}
+	return c.errs.Status(resp, body)
+}
+
+// StreamBrokenError reports an SSE response stream of a modern server that
+// ended before its response. The modern revision has no resumption: the
+// Connection sends the request again as a new request, once.
+type StreamBrokenError struct{ Err error }
+
+func (e *StreamBrokenError) Error() string {
+	return "mcp: the response stream broke before the response: " + e.Err.Error()
+}
+
+func (e *StreamBrokenError) Unwrap() error { return e.Err }
+
+// failureResponse is the JSON-RPC error response that stands for a
+// request whose exchange failed, on a stream whose failures have no route
+// to the Connection (a Stream the program wrapped): the call fails with an
+// error that says what failed, and only that call.
+func failureResponse(id []byte, err error) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      json.RawMessage(id),
+		"error":   map[string]any{"code": -32603, "message": err.Error()},
+	})
+	return b
+}
