@@ -133,13 +133,6 @@ type loggerUser interface {
 	useLogger(*slog.Logger)
 }
 
-var (
-	_ loggerUser = (*lineStream)(nil)
-	_ loggerUser = (*commandStream)(nil)
-	_ loggerUser = httpStream{}
-	_ loggerUser = sseStream{}
-)
-
 // aborter is a Stream that can end at once, without the grace periods of
 // Close (a child process killed): for a connection whose handshake failed.
 type aborter interface {
@@ -162,9 +155,9 @@ var (
 	_ loggerUser    = sseStream{}
 	_ lineIO        = (*lineStream)(nil)
 	_ loggerUser    = (*lineStream)(nil)
-	_ lineIO        = (*commandStream)(nil)
-	_ loggerUser    = (*commandStream)(nil)
-	_ aborter       = (*commandStream)(nil)
+	_ lineIO        = commandStream{}
+	_ loggerUser    = commandStream{}
+	_ aborter       = commandStream{}
 )
 
 func newConnStream(s Stream, c *Connection) *connStream {
