@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
+	"github.com/mcplug/mcplug/internal/listcache"
 	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -181,7 +182,7 @@ type Connection struct {
 	schemas      schemaCache
 	paramHeaders sync.Map // tool name → []mcpheader.Param, over Streamable HTTP
 	listen       listener
-	toolCache    toolCache
+	toolCache    listcache.Cache[Tool]
 	taskSupport  sync.Map  // tool name → execution.taskSupport, from the last listing
 	tasks        taskWatch // tasks followed
 	served       taskStore // tasks run for the server

@@ -313,7 +313,7 @@ func (d *dispatcher) notification(req *jsonrpc2.Request) {
 	case "notifications/tasks/status", "notifications/tasks":
 		c.onTaskStatus(p)
 	case "notifications/tools/list_changed":
-		c.toolCache.invalidate()
+		c.toolCache.Invalidate()
 		if f := c.opts.ToolListChanged; f != nil {
 			f(c)
 		}

@@ -44,7 +44,7 @@ func (legacy) listen(*Connection) {}
 // changes.
 func (legacy) keepTools(c *Connection, tools []Tool, gen uint64, _ time.Duration) {
 	if caps := c.InitializeResult().Capabilities.Tools; caps != nil && caps.ListChanged {
-		c.toolCache.set(tools, gen)
+		c.toolCache.Set(tools, gen)
 	}
 }
 

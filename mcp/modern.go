@@ -55,7 +55,7 @@ func (*modern) listen(c *Connection) { c.startListening() }
 // keepTools keeps a listing for as long as its cache hints allow.
 func (*modern) keepTools(c *Connection, tools []Tool, gen uint64, ttl time.Duration) {
 	if ttl > 0 {
-		c.toolCache.setFor(tools, gen, ttl)
+		c.toolCache.SetFor(tools, gen, ttl)
 	}
 }
 

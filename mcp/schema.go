@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/mcplug/mcplug/internal/schemawork"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -167,55 +166,4 @@ func (c *schemaCache) validate(ctx context.Context, tool string, res *CallToolRe
 		return &OutputSchemaError{Tool: tool, Err: err, Result: res}
 	}
 	return nil
-}
-
-// toolCache is a Connection's last full tool list, kept while the server
-// promises to announce changes.
-type toolCache struct {
-	mu      sync.Mutex
-	tools   []Tool
-	valid   bool
-	gen     uint64
-	expires time.Time // zero: until invalidated
-}
-
-func (c *toolCache) get() ([]Tool, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.valid && !c.expires.IsZero() && !time.Now().Before(c.expires) {
-		c.tools, c.valid = nil, false
-	}
-	return slices.Clone(c.tools), c.valid
-}
-
-// setFor is set with a freshness of ttl.
-func (c *toolCache) setFor(tools []Tool, gen uint64, ttl time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen == c.gen {
-		c.tools, c.valid, c.expires = slices.Clone(tools), true, time.Now().Add(ttl)
-	}
-}
-
-func (c *toolCache) generation() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gen
-}
-
-// set stores tools listed at generation gen, unless a change was announced
-// since.
-func (c *toolCache) set(tools []Tool, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen == c.gen {
-		c.tools, c.valid, c.expires = slices.Clone(tools), true, time.Time{}
-	}
-}
-
-func (c *toolCache) invalidate() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	c.tools, c.valid = nil, false
 }

@@ -29,10 +29,10 @@ var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
 // pages), and also until a list change comes on subscriptions/listen when
 // Options.ToolListChanged listens for them.
 func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
-	if tools, ok := c.toolCache.get(); ok {
+	if tools, ok := c.toolCache.Get(); ok {
 		return tools, nil
 	}
-	gen := c.toolCache.generation()
+	gen := c.toolCache.Generation()
 	ttl, first := time.Duration(0), true
 	var tools []Tool
 	for raw, err := range seqHints[json.RawMessage](ctx, c, "tools/list", "tools", func(h CacheHints) {
@@ -130,7 +130,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 		// The server's idea of the tool's x-mcp-header parameters differs
 		// from the last listing: list the tools again and retry, once, as
 		// the spec suggests.
-		c.toolCache.invalidate()
+		c.toolCache.Invalidate()
 		if _, lerr := c.Tools(ctx); lerr == nil {
 			if callCtx, err = c.toolHeaders(ctx, mirrored, name, arguments); err != nil {
 				return nil, err
