@@ -2,14 +2,12 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"iter"
 	"time"
-)
 
-// maxPages bounds how many pages a list method fetches.
-const maxPages = 10000
+	"github.com/mcplug/mcplug/internal/paging"
+)
 
 // listParams are the parameters of a list method: the cursor of the page
 // to fetch ("" for the first). Nil means the first page.
@@ -77,11 +75,7 @@ func listPage[T any](ctx context.Context, c *Connection, method, key string, par
 	return out, nil
 }
 
-// seq yields every item of every page of method, in order. A cursor the
-// server repeats ends the sequence (logged) rather than looping; an error
-// is yielded once, last. Cursors are remembered by their SHA-256 digest, so
-// the memory a cycle check keeps is 32 bytes a page, however long the
-// server's cursors are.
+// seq yields every item of every page of method (see internal/paging).
 func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq2[T, error] {
 	return seqHints[T](ctx, c, method, key, nil)
 }
@@ -89,37 +83,18 @@ func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq
 // seqHints is seq that also hands each page's cache hints to hints (when
 // not nil).
 func seqHints[T any](ctx context.Context, c *Connection, method, key string, hints func(CacheHints)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		seen := map[[sha256.Size]byte]bool{}
-		params := &listParams{}
-		for range maxPages {
-			p, err := listPage[T](ctx, c, method, key, params)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			if hints != nil {
-				hints(p.CacheHints)
-			}
-			for _, item := range p.Items {
-				if !yield(item, nil) {
-					return
-				}
-			}
-			if p.NextCursor == "" {
-				return
-			}
-			sum := sha256.Sum256([]byte(p.NextCursor))
-			if seen[sum] {
-				c.logger.Warn("mcp: server repeated a cursor; stopped paging", "method", method, "cursor", preview([]byte(p.NextCursor)))
-				return
-			}
-			seen[sum] = true
-			params = &listParams{Cursor: p.NextCursor}
+	return paging.All(func(cursor string) ([]T, string, error) {
+		p, err := listPage[T](ctx, c, method, key, &listParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
 		}
-		c.logger.Warn("mcp: stopped paging after too many pages", "method", method, "pages", maxPages)
-	}
+		if hints != nil {
+			hints(p.CacheHints)
+		}
+		return p.Items, p.NextCursor, nil
+	}, func(msg string, args ...any) {
+		c.logger.Warn(msg, append([]any{"method", method}, args...)...)
+	})
 }
 
 // collect gathers a sequence into a slice.
