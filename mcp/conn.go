@@ -368,7 +368,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	}
 	op.RequestID = strconv.FormatUint(id, 10)
 	ctx, meta, end := c.opts.Observer.StartOperation(ctx, op)
-	raw, err := c.exchange(ctx, id, method, params, metaMembers(meta))
+	raw, err := c.exchange(ctx, id, method, params, jsonrpc.AppendMeta(nil, meta))
 	end(Outcome{Err: err, ToolError: err == nil && method == "tools/call" && isToolError(raw)})
 	return raw, err
 }
@@ -409,7 +409,7 @@ func (c *Connection) exchange(ctx context.Context, id uint64, method string, par
 func (c *Connection) sendWith(ctx context.Context, id uint64, method string, params any, h http.Header, extra []byte) error {
 	if id == 0 && c.opts.Observer != nil {
 		_, meta, end := c.opts.Observer.StartOperation(ctx, c.operation(method, 0, params))
-		err := c.write(ctx, 0, method, params, h, metaMembers(meta))
+		err := c.write(ctx, 0, method, params, h, jsonrpc.AppendMeta(nil, meta))
 		end(Outcome{Err: err})
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -269,7 +270,7 @@ func (d *dispatcher) async(req *jsonrpc2.Request, serve func(ctx context.Context
 		if o := c.opts.Observer; o != nil {
 			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
 			op.RequestID = peerRequestID(key)
-			hctx, end = o.StartHandler(ctx, op, stringMeta(params(req)))
+			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(params(req)))
 		}
 		result, rpcErr := serve(hctx)
 		var err error

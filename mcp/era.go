@@ -324,7 +324,7 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 		var meta map[string]string
 		var finish func(Outcome)
 		ctx, meta, finish = o.StartOperation(ctx, c.operation(method, id, params))
-		extra, end = metaMembers(meta), func(err error) { finish(Outcome{Err: err}) }
+		extra, end = jsonrpc.AppendMeta(nil, meta), func(err error) { finish(Outcome{Err: err}) }
 	}
 	pc, err := c.pending.Add(id)
 	if err == nil {

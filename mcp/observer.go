@@ -3,10 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"net"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -170,55 +168,9 @@ func (c *Connection) operation(method string, id uint64, params any) *Operation 
 	return op
 }
 
-// metaMembers encodes trace context as _meta members (no braces), in the
-// order of their keys; nil for none.
-func metaMembers(m map[string]string) []byte {
-	if len(m) == 0 {
-		return nil
-	}
-	var b []byte
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if len(b) > 0 {
-			b = append(b, ',')
-		}
-		b = jsonrpc.AppendString(b, k)
-		b = append(b, ':')
-		b = jsonrpc.AppendString(b, m[k])
-	}
-	return b
-}
-
-// Bounds of what a server's request hands an Observer. Trace context is a
-// few short unprefixed strings (W3C baggage: at most 8,192 bytes).
-const (
-	maxMetaKeys  = 16
-	maxMetaValue = 8192
-	maxPeerID    = 128 // a server request's id, in Operation.RequestID
-)
-
-// stringMeta returns the unprefixed string members of a request's
-// params._meta (the protocol's own keys are DNS-prefixed), at most
-// maxMetaKeys of at most maxMetaValue bytes.
-func stringMeta(params json.RawMessage) map[string]string {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.Meta) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for k, v := range p.Meta {
-		if len(out) == maxMetaKeys {
-			break
-		}
-		var s string
-		if strings.Contains(k, "/") || len(v) > maxMetaValue+2 || json.Unmarshal(v, &s) != nil || len(s) > maxMetaValue {
-			continue
-		}
-		out[k] = s
-	}
-	return out
-}
+// maxPeerID bounds a server request's id, in Operation.RequestID (the
+// trace context it hands an Observer is bounded by jsonrpc.StringMeta).
+const maxPeerID = 128
 
 // peerRequestID is a server request's id as an Operation says it, cut at
 // maxPeerID bytes.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -158,7 +159,7 @@ func (d *dispatcher) serveAsTask(req *jsonrpc2.Request, tr *taskRequest, serve f
 		if o := c.opts.Observer; o != nil {
 			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
 			op.RequestID, op.TaskID = peerRequestID(req.ID.String()), t.id
-			hctx, end = o.StartHandler(ctx, op, stringMeta(params(req)))
+			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(params(req)))
 		}
 		result, rpcErr := serve(hctx)
 		if rpcErr != nil {
