@@ -11,6 +11,7 @@ import (
 	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/origin"
+	"github.com/mcplug/mcplug/internal/redact"
 )
 
 // defaultHTTPClient is the HTTP transports' client when they are given
@@ -69,7 +70,7 @@ func sameOriginClient(c *http.Client, origin string) *http.Client {
 	next := c.CheckRedirect
 	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if o := originOf(req.URL); o != origin {
-			return &RedirectError{From: redactURL(via[len(via)-1].URL.String()), To: redactURL(req.URL.String())}
+			return &RedirectError{From: redact.URL(via[len(via)-1].URL.String()), To: redact.URL(req.URL.String())}
 		}
 		if next != nil {
 			return next(req, via)
