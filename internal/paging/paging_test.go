@@ -9,17 +9,17 @@ import (
 )
 
 // walk collects what All yields and what it warned of.
-func walk(fetch func(string) ([]int, string, error), max int) (items []int, err error, warned []string) {
+func walk(fetch func(string) ([]int, string, error), max int) (items []int, warned []string, err error) {
 	for item, e := range All(fetch, func(msg string, _ ...any) { warned = append(warned, msg) }) {
 		if e != nil {
-			return items, e, warned
+			return items, warned, e
 		}
 		items = append(items, item)
 		if len(items) == max {
 			break
 		}
 	}
-	return items, nil, warned
+	return items, warned, nil
 }
 
 func TestAllWalksEveryPageAndStopsWhereItMust(t *testing.T) {
@@ -28,13 +28,13 @@ func TestAllWalksEveryPageAndStopsWhereItMust(t *testing.T) {
 		next  string
 	}{"": {[]int{1, 2}, "p2"}, "p2": {[]int{3}, "p3"}, "p3": {nil, ""}}
 	fetch := func(cursor string) ([]int, string, error) { return pages[cursor].items, pages[cursor].next, nil }
-	items, err, warned := walk(fetch, 0)
+	items, warned, err := walk(fetch, 0)
 	assert.NoError(t, err)
 	assert.Equal(t, []int{1, 2, 3}, items)
 	assert.Empty(t, warned)
 
 	loop := func(cursor string) ([]int, string, error) { return []int{len(cursor)}, "again", nil }
-	items, _, warned = walk(loop, 0)
+	items, warned, _ = walk(loop, 0)
 	assert.Equal(t, []int{0, 5}, items, "the first repeat of a cursor ends the walk")
 	assert.Equal(t, []string{"mcp: server repeated a cursor; stopped paging"}, warned)
 
@@ -43,7 +43,7 @@ func TestAllWalksEveryPageAndStopsWhereItMust(t *testing.T) {
 		fetched++
 		return nil, strconv.Itoa(fetched), nil
 	}
-	_, _, warned = walk(endless, 0)
+	_, warned, _ = walk(endless, 0)
 	assert.Equal(t, MaxPages, fetched)
 	assert.Equal(t, []string{"mcp: stopped paging after too many pages"}, warned)
 
@@ -54,7 +54,7 @@ func TestAllWalksEveryPageAndStopsWhereItMust(t *testing.T) {
 		}
 		return nil, "", boom
 	}
-	items, err, _ = walk(failing, 0)
+	items, _, err = walk(failing, 0)
 	assert.Equal(t, []int{1}, items)
 	assert.ErrorIs(t, err, boom, "an error comes last")
 
