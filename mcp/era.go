@@ -620,3 +620,7 @@ type metaState struct {
 	level       atomic.Pointer[LoggingLevel]
 	negotiating sync.Mutex
 }
+
+// isModern reports whether protocol version v is of the modern era
+// (after LatestLegacyVersion).
+func isModern(v string) bool { return v >= "2026-07-28" }

@@ -20,10 +20,6 @@ const (
 // supportedVersions lists the versions Connect speaks, newest first.
 var supportedVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// isModern reports whether protocol version v is of the modern era
-// (after LatestLegacyVersion).
-func isModern(v string) bool { return v >= "2026-07-28" }
-
 // Version is this module's version, sent in clientInfo by default.
 const Version = "0.1.0"
 
