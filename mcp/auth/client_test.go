@@ -770,8 +770,12 @@ func TestLoopbackTakesOnlyItsOwnState(t *testing.T) {
 				if err != nil {
 					return
 				}
-				statuses <- resp.StatusCode
+				body, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
+				if err != nil || (resp.StatusCode == http.StatusOK && !strings.Contains(string(body), "Signed in")) {
+					return // the browser would show no page
+				}
+				statuses <- resp.StatusCode
 			}
 		}()
 		return nil

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,6 +86,7 @@ func (l *Loopback) Browser(ctx context.Context, authURL string) (*url.URL, error
 		state = u.Query().Get("state")
 	}
 	got := make(chan *url.URL, 1)
+	var answered atomic.Bool
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if r.URL.Path != l.path || (q.Get("state") == "" && q.Get("code") == "" && q.Get("error") == "") {
@@ -95,18 +97,26 @@ func (l *Loopback) Browser(ctx context.Context, authURL string) (*url.URL, error
 			http.Error(w, "This sign-in was not started here (its state does not match). Close this window and sign in again from the program.", http.StatusBadRequest)
 			return
 		}
+		if !answered.CompareAndSwap(false, true) {
+			http.Error(w, "already answered", http.StatusConflict)
+			return
+		}
 		u := *r.URL
 		u.Scheme, u.Host = "http", l.addr
-		select {
-		case got <- &u:
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			fmt.Fprintln(w, "Signed in. You may close this window.")
-		default:
-			http.Error(w, "already answered", http.StatusConflict)
-		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "Signed in. You may close this window.")
+		got <- &u
 	})}
 	go srv.Serve(ln)
-	defer srv.Close()
+	defer func() {
+		// The browser gets its page before the server goes: in-flight
+		// answers may finish, for a second at most.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+	}()
 	open := l.Open
 	if open == nil {
 		open = OpenBrowser
