@@ -215,7 +215,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			init = c.async(probes, "initialize", c.initializeParams(LatestLegacyVersion))
 		}
 	}
-	legacy := func(res *InitializeResult) (bool, error) {
+	speakLegacy := func(res *InitializeResult) (bool, error) {
 		c.logger.Info("mcp: speaking the legacy protocol", "version", res.ProtocolVersion, "reason", why)
 		return true, c.initialized(ctx, res)
 	}
@@ -236,7 +236,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 				// under way already: its answer decides.
 				why = "server/discover lists only legacy versions"
 				if held != nil {
-					return legacy(held)
+					return speakLegacy(held)
 				}
 				continue
 			}
@@ -259,7 +259,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			why = "server/discover failed: " + a.err.Error()
 			switch {
 			case held != nil:
-				return legacy(held)
+				return speakLegacy(held)
 			case initErr != nil:
 				return true, initErr
 			}
@@ -277,7 +277,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			}
 		case <-timer.C:
 			if held != nil { // discover stayed unanswered
-				return legacy(held)
+				return speakLegacy(held)
 			}
 			sendInit()
 		case a := <-init:
@@ -286,7 +286,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 				var res InitializeResult
 				if a.err = c.decode("initialize", a.raw, &res); a.err == nil {
 					if discover == nil || !silent {
-						return legacy(&res)
+						return speakLegacy(&res)
 					}
 					held = &res
 					timer.Reset(pingGrace)

@@ -65,3 +65,12 @@ func TestAFailedPOSTFailsOnlyItsCall(t *testing.T) {
 		})
 	}
 }
+
+func TestAURLThatIsNotHTTPSaysSo(t *testing.T) {
+	noLeaks(t)
+	_, err := mcp.Connect(ctxTimeout(t, 5*time.Second), &mcp.StreamableHTTPTransport{URL: "ftp://files.example/mcp?token=secret"}, &mcp.Options{Logger: quiet})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unsupported protocol scheme "ftp"`)
+	assert.Contains(t, err.Error(), "ftp://files.example/mcp", "the error names the URL")
+	assert.NotContains(t, err.Error(), "secret", "without its query values")
+}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/ndjson"
-	"github.com/mcplug/mcplug/internal/origin"
 	"github.com/mcplug/mcplug/internal/redact"
 )
 
@@ -47,28 +46,27 @@ type Errors struct {
 var MaxQueue = ndjson.MaxWriteQueue
 
 func newConfig(c Config) *httpConfig {
-	cfg := &httpConfig{client: c.Client, headers: sealed(c.Headers), headerFunc: c.HeaderFunc, logger: c.Logger, late: c.Late, maxMessageSize: c.MaxMessageSize, errs: c.Errors}
+	cfg := &httpConfig{target: c.URL, client: c.Client, headers: sealed(c.Headers), headerFunc: c.HeaderFunc, logger: c.Logger, late: c.Late, maxMessageSize: c.MaxMessageSize, errs: c.Errors}
 	u, err := c.Parsed, error(nil)
 	if u == nil {
 		u, err = url.Parse(c.URL)
 	}
-	if err == nil {
-		cfg.origin = origin.Of(u)
-		if u.Scheme == "http" || u.Scheme == "https" {
-			cfg.rawURL, cfg.url = c.URL, u
-		}
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		cfg.rawURL, cfg.url = c.URL, u
 	}
 	return cfg
 }
 
 // httpConfig is what the HTTP transports share.
 type httpConfig struct {
-	// rawURL parsed: the requests to it share url, which nothing changes.
+	target string // the server's URL, as the transport was given it
+
+	// rawURL parsed, when it is an http(s) URL: the requests to it share
+	// url, which nothing changes.
 	rawURL string
 	url    *url.URL
 
 	client         *http.Client
-	origin         string // scheme://host:port of the server's URL; no redirect leaves it
 	headers        http.Header
 	headerFunc     func(context.Context) (http.Header, error)
 	logger         *slog.Logger

@@ -25,19 +25,27 @@ type inbox struct {
 	badResult error // what a response that does not decode matches
 }
 
-// failRequest fails the request id, whose exchange failed, with err,
-// which reaches the call as it is: through the Connection's route
-// (failureRouter); on a stream with none, as a failureResponse read like
-// any other message.
-func (b *inbox) failRequest(id []byte, err error) {
-	if f := b.fail.Load(); f != nil {
+// route hands the failure of the request id to the Connection's route,
+// where the call gets err as it is; it reports false when the stream has
+// no route (a Stream the program wrapped).
+func (b *inbox) route(id []byte, err error) bool {
+	f := b.fail.Load()
+	if f != nil {
 		(*f)(id, err)
-		return
 	}
-	b.put(failureResponse(id, err))
+	return f != nil
 }
 
-// routeFailures makes failRequest hand failures to f.
+// failRequest fails the request id, whose exchange failed, with err:
+// through the route, or, with none, as a failureResponse read like any
+// other message.
+func (b *inbox) failRequest(id []byte, err error) {
+	if !b.route(id, err) {
+		b.put(failureResponse(id, err))
+	}
+}
+
+// routeFailures makes route hand failures to f.
 func (b *inbox) routeFailures(f func(id []byte, err error)) { b.fail.Store(&f) }
 
 func newInbox(badResult error) *inbox {
@@ -131,8 +139,7 @@ func (b *inbox) readObject(v any) error {
 		}
 		if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() {
 			failed := fmt.Errorf("%w: the response does not decode: %v", b.badResult, err)
-			if b.fail.Load() != nil {
-				b.failRequest(top.ID, failed)
+			if b.route(top.ID, failed) {
 				continue
 			}
 			if ndjson.DecodeFresh(failureResponse(top.ID, failed), v) == nil {

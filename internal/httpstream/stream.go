@@ -144,13 +144,13 @@ func (m *Memory) about(url string) *Memory {
 }
 
 func (s *Stream) Era() string {
-	m := s.memory.about(s.cfg.rawURL)
+	m := s.memory.about(s.cfg.target)
 	defer m.mu.Unlock()
 	return m.era
 }
 
 func (s *Stream) SetEra(era string) {
-	m := s.memory.about(s.cfg.rawURL)
+	m := s.memory.about(s.cfg.target)
 	defer m.mu.Unlock()
 	m.era = era
 }
@@ -158,13 +158,13 @@ func (s *Stream) SetEra(era string) {
 // knownNoGet reports whether the server answered GET with 405 the last
 // time, less than noGetMemory ago.
 func (s *Stream) knownNoGet() bool {
-	m := s.memory.about(s.cfg.rawURL)
+	m := s.memory.about(s.cfg.target)
 	defer m.mu.Unlock()
 	return !m.noGetAt.IsZero() && time.Since(m.noGetAt) < noGetMemory
 }
 
 func (s *Stream) setNoGet(no bool) {
-	m := s.memory.about(s.cfg.rawURL)
+	m := s.memory.about(s.cfg.target)
 	defer m.mu.Unlock()
 	m.noGetAt = time.Time{}
 	if no {
@@ -428,9 +428,7 @@ func (s *Stream) send(x *exchange) {
 			return
 		}
 		if isRequest(top) { // only this call fails
-			if s.in.fail.Load() != nil {
-				s.in.failRequest(top.ID, err)
-			} else {
+			if !s.in.route(top.ID, err) {
 				s.replyMsg(x, failureResponse(top.ID, err))
 			}
 			return
@@ -563,7 +561,7 @@ func (s *Stream) post(b []byte) (*http.Response, error) {
 
 // postCtx POSTs b, with extra added to its headers in the modern era.
 func (s *Stream) postCtx(ctx context.Context, b []byte, top ndjson.Top, extra http.Header) (*http.Response, error) {
-	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.cfg.rawURL, b)
+	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.cfg.target, b)
 	if err != nil {
 		return nil, err
 	}
@@ -919,7 +917,7 @@ const (
 
 // get opens a GET stream, bounded by ctx.
 func (s *Stream) get(ctx context.Context, lastEventID string) (*http.Response, error) {
-	req, err := s.cfg.newRequest(ctx, http.MethodGet, s.cfg.rawURL, nil)
+	req, err := s.cfg.newRequest(ctx, http.MethodGet, s.cfg.target, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1068,13 +1066,13 @@ func (s *Stream) reinitialize(stale string) error {
 		return err
 	}
 	resp2.Body.Close()
-	s.cfg.logger.Info("mcp: http session expired; started a new one", "url", redact.URL(s.cfg.rawURL))
+	s.cfg.logger.Info("mcp: http session expired; started a new one", "url", redact.URL(s.cfg.target))
 	return nil
 }
 
 // fallback switches to the legacy HTTP+SSE transport and sends b there.
 func (s *Stream) fallback(b []byte, fail func(error)) {
-	legacy, err := openSSE(s.life, s.cfg.rawURL, s.cfg, s.in)
+	legacy, err := openSSE(s.life, s.cfg.target, s.cfg, s.in)
 	if err != nil {
 		fail(fmt.Errorf("mcp: server is neither Streamable HTTP nor HTTP+SSE: %w", err))
 		return
@@ -1082,7 +1080,7 @@ func (s *Stream) fallback(b []byte, fail func(error)) {
 	s.mu.Lock()
 	s.legacy = legacy
 	s.mu.Unlock()
-	s.cfg.logger.Info("mcp: server speaks the legacy HTTP+SSE transport", "url", redact.URL(s.cfg.rawURL))
+	s.cfg.logger.Info("mcp: server speaks the legacy HTTP+SSE transport", "url", redact.URL(s.cfg.target))
 	legacy.WriteObject(json.RawMessage(b))
 }
 
@@ -1112,7 +1110,7 @@ func (s *Stream) Close() error {
 		}
 		if session != "" {
 			ctx, cancel := context.WithTimeout(context.Background(), s.closeTimeout)
-			if req, err := s.cfg.newRequest(ctx, http.MethodDelete, s.cfg.rawURL, nil); err == nil {
+			if req, err := s.cfg.newRequest(ctx, http.MethodDelete, s.cfg.target, nil); err == nil {
 				req.Header.Set("Mcp-Session-Id", session)
 				if resp, err := s.cfg.do(req); err == nil {
 					resp.Body.Close()
