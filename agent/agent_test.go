@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcplug/mcplug/mcp/config"
 	"log/slog"
 	"os"
 	"strings"
@@ -152,7 +153,7 @@ func TestToolFailuresBecomeErrorResults(t *testing.T) {
 
 func TestMCPServerCrashMidTurn(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	cfg := &mcp.Config{Servers: map[string]*mcp.ServerConfig{}}
+	cfg := &mcp.Config{Servers: map[string]*config.Server{}}
 	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 300 * time.Millisecond})
 	defer m.Close()
 	require.NoError(t, m.Add("flaky", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 )
@@ -98,7 +100,7 @@ func BenchmarkManagerCall(b *testing.B) {
 		benchEcho(b, benchConnect(b, benchTransports[1].new()))
 	})
 	b.Run("manager", func(b *testing.B) {
-		m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: quiet, ServerOptions: func(string, *mcp.ServerConfig) *mcp.Options {
+		m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: quiet, ServerOptions: func(string, *config.Server) *mcp.Options {
 			return &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion}
 		}})
 		b.Cleanup(func() { m.Close() })

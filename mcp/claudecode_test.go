@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/testdir"
+
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/mcptest"
@@ -250,7 +252,7 @@ func lay(t *testing.T, tc ccCase, httpURL, authURL string) string {
 	for path, content := range tc.files {
 		base, rel, _ := strings.Cut(path, "/")
 		dir := map[string]string{"home": home, "root": root, "parent": parent}[base]
-		writeFile(t, filepath.Join(dir, rel), r.Replace(content))
+		testdir.Write(t, filepath.Join(dir, rel), r.Replace(content))
 	}
 	switch tc.from {
 	case "sub":

@@ -66,6 +66,6 @@
 // once: 16, [CodeServerBusy]; a schema's work: [*SchemaTooComplexError]),
 // with a typed error past the bound and the rest of the connection
 // unharmed. Project servers from [LoadConfig] run only once the user
-// approved them ([Approval]) in a workspace the user trusts ([Workspace]).
+// approved them ([config.Approval]) in a workspace the user trusts ([config.Workspace]).
 // The package logs through log/slog (Options.Logger) and never prints.
 package mcp

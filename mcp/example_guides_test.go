@@ -6,6 +6,8 @@ import (
 	"log"
 	"net/http"
 
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/mcplug/mcplug/mcp"
 )
 
@@ -39,7 +41,7 @@ func ExampleManager_config() {
 
 	cfg, err := mcp.LoadConfig(".") // the files of the table below, for this directory and its parents
 	if err != nil {
-		log.Print(err) // every bad file and entry, each a *mcp.ConfigError; the good ones still load
+		log.Print(err) // every bad file and entry, each a *config.Error; the good ones still load
 	}
 	m := mcp.NewManager(cfg, nil) // starts nothing yet
 	defer m.Close()               // closes every server in parallel, bounded
@@ -70,7 +72,7 @@ func ExampleManagerOptions() {
 
 	m := mcp.NewManager(cfg, &mcp.ManagerOptions{
 		// Each server's Connection gets its handlers; the name says who asks.
-		ServerOptions: func(name string, sc *mcp.ServerConfig) *mcp.Options {
+		ServerOptions: func(name string, sc *config.Server) *mcp.Options {
 			return &mcp.Options{Sampling: askModelFor(name), ElicitForm: askUserFor(name), Roots: roots}
 		},
 	})

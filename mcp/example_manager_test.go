@@ -6,7 +6,8 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/mcplug/mcplug/mcp/config"
 
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/mcptest"
@@ -47,29 +48,6 @@ func ExampleManager() {
 	// my tools connected 2
 }
 
-// Read a config in the format Claude Code uses. Variables expand when it is
-// read; a server whose variable is unset is kept, with its error, and is
-// never started.
-func ExampleParseConfig() {
-	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": {
-		"files": {"command": "npx", "args": ["-y", "files-server", "${MCPLUG_EXAMPLE_ROOT:-/tmp}"]},
-		"search": {"type": "http", "url": "https://search.example/mcp", "headers": {"Authorization": "Bearer ${MCPLUG_EXAMPLE_UNSET}"}}
-	}}`), "example.json")
-	for _, name := range cfg.Names() {
-		s := cfg.Servers[name]
-		if s.Err != nil {
-			fmt.Printf("%s: %v\n", name, s.Err)
-			continue
-		}
-		fmt.Printf("%s: %s %s %v\n", name, s.Type, s.Command, s.Args)
-	}
-	fmt.Println("config ok:", err == nil)
-	// Output:
-	// files: stdio npx [-y files-server /tmp]
-	// search: mcp: example.json: server "search": headers.Authorization: environment variable MCPLUG_EXAMPLE_UNSET is not set (set it, or write ${MCPLUG_EXAMPLE_UNSET:-default})
-	// config ok: false
-}
-
 // A cloned repository's servers wait for the user. Approvals in the
 // workspace's own files count only once the workspace is trusted, which
 // only the user's ~/.claude.json (or the program) can say.
@@ -86,13 +64,13 @@ func ExampleLoadConfig() {
 	os.WriteFile(filepath.Join(project, ".claude", "settings.local.json"), []byte(`{"enabledMcpjsonServers": ["lint"]}`), 0o644)
 
 	cfg, _ := mcp.LoadConfig(project)
-	fmt.Println("trusted:", cfg.Workspace.Trusted, "lint:", cfg.Servers["lint"].Approval == mcp.Approved)
+	fmt.Println("trusted:", cfg.Workspace.Trusted, "lint:", cfg.Servers["lint"].Approval == config.Approved)
 
-	if err := mcp.SaveTrust(project); err != nil { // what the user's "trust this folder" does
+	if err := config.SaveTrust(project); err != nil { // what the user's "trust this folder" does
 		log.Fatal(err)
 	}
 	cfg, _ = mcp.LoadConfig(project)
-	fmt.Println("trusted:", cfg.Workspace.Trusted, "lint:", cfg.Servers["lint"].Approval == mcp.Approved)
+	fmt.Println("trusted:", cfg.Workspace.Trusted, "lint:", cfg.Servers["lint"].Approval == config.Approved)
 	// Output:
 	// trusted: false lint: false
 	// trusted: true lint: true

@@ -4,7 +4,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcplug/mcplug/internal/headershelper"
 	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
@@ -46,14 +45,6 @@ func SetProbeTimeout(d time.Duration) func() {
 	old := probeTimeout
 	probeTimeout = d
 	return func() { probeTimeout = old }
-}
-
-// SetHeadersHelperTimeout changes the bound of a headersHelper command,
-// and returns a function that restores it.
-func SetHeadersHelperTimeout(d time.Duration) func() {
-	old := headershelper.Timeout
-	headershelper.Timeout = d
-	return func() { headershelper.Timeout = old }
 }
 
 // SetHTTPMaxQueue changes the bound of the bytes waiting to be POSTed, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcplug/mcplug/mcp/config"
 	"log/slog"
 	"maps"
 	"os"
@@ -43,24 +44,24 @@ type ManagerOptions struct {
 	// Zero means 30 seconds.
 	MaxRestartBackoff time.Duration
 
-	// ApproveServer decides on a project server (Scope ScopeProject) that
+	// ApproveServer decides on a project server (config.ScopeProject) that
 	// the user's settings neither approve nor reject, for programs that ask
 	// the user. It is called once per server, when the server is first
 	// connected, on its own goroutine; true approves it for the Manager's
 	// life. Nil leaves such servers in StateNeedsApproval until
 	// Manager.Approve.
-	ApproveServer func(ctx context.Context, sc *ServerConfig) bool
+	ApproveServer func(ctx context.Context, sc *config.Server) bool
 
 	// TrustWorkspace decides on the workspace of a config from LoadConfig
-	// that the user's settings do not trust (see Workspace), for programs
+	// that the user's settings do not trust (see config.Workspace), for programs
 	// that ask the user, as Claude Code's trust dialog does. It is called
 	// once, with the ctx of the first Connect, Tools, CallTool, Connection,
 	// Reconnect or SignIn, before any of the config's servers starts; true
-	// trusts the workspace for the Manager's life (see SaveTrust to
+	// trusts the workspace for the Manager's life (see config.SaveTrust to
 	// remember it): the workspace's approvals then count, its project
 	// servers' headersHelpers run, and the user's own servers run in the
 	// project. Nil leaves the workspace untrusted.
-	TrustWorkspace func(ctx context.Context, ws *Workspace) bool
+	TrustWorkspace func(ctx context.Context, ws *config.Workspace) bool
 
 	// ServerOptions, if set, gives the Options of each server's
 	// Connection, as a function of the server's name and config entry (nil
@@ -69,14 +70,14 @@ type ManagerOptions struct {
 	// It is called at each connection. The Manager fills in ClientInfo and
 	// Logger where they are empty, and calls its own tool-list refresh
 	// beside the ToolListChanged given. Nil means no handlers.
-	ServerOptions func(name string, sc *ServerConfig) *Options
+	ServerOptions func(name string, sc *config.Server) *Options
 
 	// Authorizer, if set, gives the Authorizer of each http and sse server
 	// from config (a *auth.Client of package mcp/auth, which can take the
 	// entry's OAuth client), as a function of its name and entry; nil
 	// leaves a server without one. It is called once per server, when the
 	// server is first connected: its tokens outlive reconnections.
-	Authorizer func(name string, sc *ServerConfig) Authorizer
+	Authorizer func(name string, sc *config.Server) Authorizer
 
 	// ClientInfo and Logger are passed to every Connection (see Options).
 	ClientInfo *Implementation
@@ -110,12 +111,12 @@ const (
 type ServerStatus struct {
 	Name      string
 	State     State
-	Transport string // "stdio", "http", "sse", or "custom" for Manager.Add
-	Scope     Scope  // where the config entry came from; "" for Manager.Add and a program's own config
-	Source    string // the config file, if any
-	Err       error  // why the server failed or is reconnecting: a *ConfigError, an *ExitError, a timeout, …
-	Tools     int    // tools exposed
-	Restarts  int    // reconnections after the server was lost
+	Transport string       // "stdio", "http", "sse", or "custom" for Manager.Add
+	Scope     config.Scope // where the config entry came from; "" for Manager.Add and a program's own config
+	Source    string       // the config file, if any
+	Err       error        // why the server failed or is reconnecting: a *config.Error, an *ExitError, a timeout, …
+	Tools     int          // tools exposed
+	Restarts  int          // reconnections after the server was lost
 	// ProtocolVersion is the version agreed with the server; isModern
 	// tells its era (2026-07-28 and later: per-request metadata; earlier:
 	// the initialize handshake).
@@ -169,7 +170,7 @@ type route struct {
 type server struct {
 	name       string
 	kind       string
-	cfg        *ServerConfig                                // nil for Manager.Add
+	cfg        *config.Server                               // nil for Manager.Add
 	transport  func(ctx context.Context) (Transport, error) // ctx bounds what building it runs (a headersHelper)
 	authorizer func() Authorizer                            // nil for Manager.Add and stdio servers
 
@@ -211,9 +212,9 @@ func (s *server) mayContact() error {
 		return sc.Err
 	case sc.Disabled:
 		return fmt.Errorf("mcp: server %q is disabled", s.name)
-	case sc.Scope == ScopeProject && sc.Approval == Rejected:
+	case sc.Scope == config.ScopeProject && sc.Approval == config.Rejected:
 		return errRejected(s.name)
-	case sc.Scope == ScopeProject && sc.Approval != Approved && !s.approved:
+	case sc.Scope == config.ScopeProject && sc.Approval != config.Approved && !s.approved:
 		return fmt.Errorf("mcp: project server %q from %s needs the user's approval first (enabledMcpjsonServers, or Manager.Approve)", s.name, sc.Source)
 	}
 	return nil
@@ -271,11 +272,11 @@ func (m *Manager) addConfigServers(cfg *Config) {
 			s.state, s.err = StateFailed, sc.Err
 		case sc.Disabled:
 			s.state = StateDisabled
-		case sc.Scope == ScopeProject && sc.Approval == Rejected:
+		case sc.Scope == config.ScopeProject && sc.Approval == config.Rejected:
 			s.state, s.err = StateDisabled, errRejected(name)
 		}
 		authorizer := sync.OnceValue(func() Authorizer {
-			if m.opts.Authorizer == nil || (sc.Type != TypeHTTP && sc.Type != TypeSSE) {
+			if m.opts.Authorizer == nil || (sc.Type != config.TypeHTTP && sc.Type != config.TypeSSE) {
 				return nil
 			}
 			return m.opts.Authorizer(name, sc)
@@ -283,7 +284,7 @@ func (m *Manager) addConfigServers(cfg *Config) {
 		s.authorizer = authorizer
 		memory := &httpstream.Memory{} // what the server's transports learn, kept across restarts
 		s.transport = func(ctx context.Context) (Transport, error) {
-			t, err := sc.transport(ctx)
+			t, err := transportFor(ctx, sc)
 			switch tt := t.(type) {
 			case *CommandTransport:
 				tt.ShutdownTimeout = m.opts.ShutdownTimeout
@@ -353,7 +354,10 @@ func (m *Manager) lookup(name string) (*server, error) {
 func (m *Manager) pendingReason(name string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.cfg.pendingReason(name)
+	if m.cfg.WaitsForTrust(name) {
+		return "; it is approved in the workspace's settings, which count once the workspace is trusted (SaveTrust, mcpls -trust)"
+	}
+	return ""
 }
 
 func (m *Manager) isClosed() bool {

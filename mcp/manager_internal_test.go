@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestManagerKeepsSecretsOutOfStatusAndLogs(t *testing.T) {
 	t.Setenv("MCPLUG_TEST_SECRET", "s3cr3t")
-	cfg, _ := ParseConfig(strings.NewReader(`{"mcpServers": {
+	cfg, _ := config.Parse(strings.NewReader(`{"mcpServers": {
 		"remote": {"type": "http", "url": "http://user:pa55@127.0.0.1:1/mcp?api_key=${MCPLUG_TEST_SECRET}", "headers": {"X-Key": "${MCPLUG_TEST_SECRET}"}},
 		"legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse?token=${MCPLUG_TEST_SECRET}"},
 		"named": {"type": "http", "url": "http://${MCPLUG_TEST_SECRET}@127.0.0.1:1/mcp"},

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/mcptest"
@@ -85,7 +87,7 @@ func TestManagerOneBadServerNeverHurtsTheOthers(t *testing.T) {
 	assert.ErrorIs(t, st["hangs"].Err, context.DeadlineExceeded)
 	assert.Contains(t, st["hangs"].Err.Error(), "MCP_TIMEOUT")
 
-	var ce *mcp.ConfigError
+	var ce *config.Error
 	assert.Equal(t, mcp.StateFailed, st["broken"].State)
 	require.ErrorAs(t, st["broken"].Err, &ce)
 	assert.Equal(t, "test.mcp.json", ce.File)
@@ -185,7 +187,7 @@ func TestManagerAsAHost(t *testing.T) {
 	noLeaks(t)
 	var mu sync.Mutex
 	asked := map[string]string{} // server → what it asked for
-	m := newManager(t, nil, &mcp.ManagerOptions{ServerOptions: func(name string, _ *mcp.ServerConfig) *mcp.Options {
+	m := newManager(t, nil, &mcp.ManagerOptions{ServerOptions: func(name string, _ *config.Server) *mcp.Options {
 		return &mcp.Options{
 			Sampling: func(context.Context, *mcp.Connection, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 				mu.Lock()

@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/mcplug/mcplug/mcp/config"
 )
 
 // decideTrust asks TrustWorkspace about the workspace of a LoadConfig
@@ -17,7 +18,7 @@ import (
 func (m *Manager) decideTrust(ctx context.Context) error {
 	for {
 		m.mu.Lock()
-		if m.trustDecided || m.opts.TrustWorkspace == nil || m.cfg == nil || m.cfg.Workspace == nil || m.cfg.Workspace.Trusted || m.cfg.layers == nil {
+		if m.trustDecided || m.opts.TrustWorkspace == nil || m.cfg == nil || m.cfg.Workspace == nil || m.cfg.Workspace.Trusted {
 			m.mu.Unlock()
 			return nil
 		}
@@ -47,7 +48,7 @@ func (m *Manager) decideTrust(ctx context.Context) error {
 		}
 		m.trustDecided = true
 		if ok && !m.closed {
-			m.cfg = m.cfg.withTrust()
+			m.cfg = m.cfg.Trusted()
 			for name, s := range m.servers {
 				if s.cfg != nil {
 					delete(m.servers, name)
@@ -89,7 +90,7 @@ func (m *Manager) approvedNames() []string {
 // ApproveServer.
 func (m *Manager) approve(s *server) bool {
 	s.mu.Lock()
-	ask := s.cfg != nil && s.cfg.Scope == ScopeProject && s.cfg.Approval != Approved && !s.approved
+	ask := s.cfg != nil && s.cfg.Scope == config.ScopeProject && s.cfg.Approval != config.Approved && !s.approved
 	s.asked = s.asked || ask
 	s.mu.Unlock()
 	if !ask {
@@ -108,7 +109,7 @@ func (m *Manager) approve(s *server) bool {
 }
 
 // Approve approves the project server name for this Manager's life (see
-// SaveApproval to remember it) and, when it waited for approval, lets the
+// config.SaveApproval to remember it) and, when it waited for approval, lets the
 // next Connect, Tools or CallTool start it.
 func (m *Manager) Approve(name string) error {
 	s, err := m.lookup(name)

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/testdir"
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +20,7 @@ import (
 func TestTrustWorkspaceHook(t *testing.T) {
 	approvedLocally := func(t *testing.T) (project, ran string) {
 		_, project, ran = projectWithServer(t)
-		writeFile(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["proj"]}`)
+		testdir.Write(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["proj"]}`)
 		return project, ran
 	}
 	t.Run("untrusted, the workspace's own approval says why it does not count", func(t *testing.T) {
@@ -38,7 +41,7 @@ func TestTrustWorkspaceHook(t *testing.T) {
 			cfg, _ := mcp.LoadConfig(project)
 			var asked atomic.Int32
 			var gotRoot string
-			m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(_ context.Context, ws *mcp.Workspace) bool {
+			m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(_ context.Context, ws *config.Workspace) bool {
 				asked.Add(1)
 				gotRoot = ws.Root
 				return answer
@@ -63,7 +66,7 @@ func TestTrustWorkspaceHook(t *testing.T) {
 		noLeaks(t)
 		_, project, ran := projectWithServer(t) // approved nowhere
 		cfg, _ := mcp.LoadConfig(project)
-		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(context.Context, *mcp.Workspace) bool { return true }})
+		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(context.Context, *config.Workspace) bool { return true }})
 		require.NoError(t, m.Approve("proj"))
 		m.Connect(ctxTimeout(t, 10*time.Second)) // touch is no MCP server: it fails, after it ran
 		assert.FileExists(t, ran, "the server the program approved was started")
@@ -73,7 +76,7 @@ func TestTrustWorkspaceHook(t *testing.T) {
 		project, _ := approvedLocally(t)
 		cfg, _ := mcp.LoadConfig(project)
 		var asked atomic.Int32
-		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(ctx context.Context, _ *mcp.Workspace) bool {
+		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(ctx context.Context, _ *config.Workspace) bool {
 			if asked.Add(1) == 1 {
 				<-ctx.Done()
 			}
@@ -91,32 +94,32 @@ func TestProjectServersNeedApproval(t *testing.T) {
 	tests := []struct {
 		name  string
 		files map[string]string // path (home/…, project/…) → content
-		want  mcp.Approval
+		want  config.Approval
 	}{
-		{"nothing decided", nil, mcp.ApprovalPending},
+		{"nothing decided", nil, config.ApprovalPending},
 		{"the project's own shared settings cannot approve it", map[string]string{
-			"project/.claude/settings.json": `{"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["proj"]}`}, mcp.ApprovalPending},
+			"project/.claude/settings.json": `{"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["proj"]}`}, config.ApprovalPending},
 		{"enabledMcpjsonServers in the user's settings", map[string]string{
-			"home/.claude/settings.json": `{"enabledMcpjsonServers": ["proj"]}`}, mcp.Approved},
+			"home/.claude/settings.json": `{"enabledMcpjsonServers": ["proj"]}`}, config.Approved},
 		{"enableAllProjectMcpServers in the user's settings", map[string]string{
-			"home/.claude/settings.json": `{"enableAllProjectMcpServers": true}`}, mcp.Approved},
+			"home/.claude/settings.json": `{"enableAllProjectMcpServers": true}`}, config.Approved},
 		{"the project's local settings approve nothing in a workspace not trusted", map[string]string{
-			"project/.claude/settings.local.json": `{"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["proj"]}`}, mcp.ApprovalPending},
+			"project/.claude/settings.local.json": `{"enableAllProjectMcpServers": true, "enabledMcpjsonServers": ["proj"]}`}, config.ApprovalPending},
 		{"the project's local settings in a trusted workspace", map[string]string{
 			"home/.claude.json":                   `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true}}}`,
-			"project/.claude/settings.local.json": `{"enabledMcpjsonServers": ["proj"]}`}, mcp.Approved},
+			"project/.claude/settings.local.json": `{"enabledMcpjsonServers": ["proj"]}`}, config.Approved},
 		{"the project's entry in ~/.claude.json approves nothing in a workspace not trusted", map[string]string{
-			"home/.claude.json": `{"projects": {"PROJECT": {"enabledMcpjsonServers": ["proj"]}}}`}, mcp.ApprovalPending},
+			"home/.claude.json": `{"projects": {"PROJECT": {"enabledMcpjsonServers": ["proj"]}}}`}, config.ApprovalPending},
 		{"the project's entry in ~/.claude.json in a trusted workspace", map[string]string{
-			"home/.claude.json": `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}}}`}, mcp.Approved},
+			"home/.claude.json": `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}}}`}, config.Approved},
 		{"a trust flag the project ships counts for nothing", map[string]string{
 			"project/.claude/settings.local.json": `{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}`,
 			"project/.claude/settings.json":       `{"hasTrustDialogAccepted": true}`,
-			"project/.claude.json":                `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}}}`}, mcp.ApprovalPending},
+			"project/.claude.json":                `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["proj"]}}}`}, config.ApprovalPending},
 		{"a rejection wins", map[string]string{
 			"home/.claude/settings.json":          `{"enableAllProjectMcpServers": true}`,
 			"home/.claude.json":                   `{"projects": {"PROJECT": {"hasTrustDialogAccepted": true}}}`,
-			"project/.claude/settings.local.json": `{"disabledMcpjsonServers": ["proj"]}`}, mcp.Rejected},
+			"project/.claude/settings.local.json": `{"disabledMcpjsonServers": ["proj"]}`}, config.Rejected},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,13 +131,13 @@ func TestProjectServersNeedApproval(t *testing.T) {
 				if dir == "project" {
 					base = project
 				}
-				writeFile(t, filepath.Join(base, rel), strings.ReplaceAll(content, "PROJECT", abs))
+				testdir.Write(t, filepath.Join(base, rel), strings.ReplaceAll(content, "PROJECT", abs))
 			}
 			cfg, err := mcp.LoadConfig(project)
 			require.NoError(t, err)
 			sc := cfg.Servers["proj"]
 			require.NotNil(t, sc)
-			assert.Equal(t, mcp.ScopeProject, sc.Scope)
+			assert.Equal(t, config.ScopeProject, sc.Scope)
 			assert.Equal(t, tt.want, sc.Approval)
 		})
 	}
@@ -150,13 +153,13 @@ func TestManagerStartsNoUnapprovedProjectServer(t *testing.T) {
 		st := statusOf(m)["proj"]
 		assert.Equal(t, mcp.StateNeedsApproval, st.State)
 		assert.ErrorContains(t, st.Err, "approval")
-		assert.Equal(t, mcp.ScopeProject, st.Scope)
+		assert.Equal(t, config.ScopeProject, st.Scope)
 		assert.NoFileExists(t, ran)
 	})
 	t.Run("a rejected server is disabled", func(t *testing.T) {
 		noLeaks(t)
 		home, project, ran := projectWithServer(t)
-		writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"disabledMcpjsonServers": ["proj"]}`)
+		testdir.Write(t, filepath.Join(home, ".claude", "settings.json"), `{"disabledMcpjsonServers": ["proj"]}`)
 		cfg, _ := mcp.LoadConfig(project)
 		m := newManager(t, cfg, nil)
 		require.NoError(t, m.Connect(ctxTimeout(t, 5*time.Second)))
@@ -168,7 +171,7 @@ func TestManagerStartsNoUnapprovedProjectServer(t *testing.T) {
 		_, project, ran := projectWithServer(t)
 		cfg, _ := mcp.LoadConfig(project)
 		var asked atomic.Int32
-		m := newManager(t, cfg, &mcp.ManagerOptions{ApproveServer: func(_ context.Context, sc *mcp.ServerConfig) bool {
+		m := newManager(t, cfg, &mcp.ManagerOptions{ApproveServer: func(_ context.Context, sc *config.Server) bool {
 			asked.Add(1)
 			return sc.Name == "proj"
 		}})
@@ -181,7 +184,7 @@ func TestManagerStartsNoUnapprovedProjectServer(t *testing.T) {
 		noLeaks(t)
 		_, project, ran := projectWithServer(t)
 		cfg, _ := mcp.LoadConfig(project)
-		m := newManager(t, cfg, &mcp.ManagerOptions{ApproveServer: func(context.Context, *mcp.ServerConfig) bool { return false }})
+		m := newManager(t, cfg, &mcp.ManagerOptions{ApproveServer: func(context.Context, *config.Server) bool { return false }})
 		require.NoError(t, m.Connect(ctxTimeout(t, 5*time.Second)))
 		assert.Equal(t, mcp.StateNeedsApproval, statusOf(m)["proj"].State)
 		assert.NoFileExists(t, ran)
@@ -206,6 +209,6 @@ func projectWithServer(t *testing.T) (home, project, ran string) {
 	home, project = t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
 	ran = filepath.Join(t.TempDir(), "ran")
-	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "touch", "args": ["`+ran+`"]}}}`)
+	testdir.Write(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "touch", "args": ["`+ran+`"]}}}`)
 	return home, project, ran
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/testdir"
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,13 +27,13 @@ func TestNothingReachesAnUnapprovedServer(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	home, project := scratch(t)
-	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"pending": {"type": "http", "url": "`+srv.URL+`/mcp"}, "rejected": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
-	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"disabledMcpjsonServers": ["rejected"]}`)
+	home, project := testdir.Scratch(t)
+	testdir.Write(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"pending": {"type": "http", "url": "`+srv.URL+`/mcp"}, "rejected": {"type": "http", "url": "`+srv.URL+`/mcp"}}}`)
+	testdir.Write(t, filepath.Join(home, ".claude", "settings.json"), `{"disabledMcpjsonServers": ["rejected"]}`)
 	cfg, err := mcp.LoadConfig(project)
 	require.NoError(t, err)
 	var built atomic.Int32
-	m := newManager(t, cfg, &mcp.ManagerOptions{Authorizer: func(string, *mcp.ServerConfig) mcp.Authorizer {
+	m := newManager(t, cfg, &mcp.ManagerOptions{Authorizer: func(string, *config.Server) mcp.Authorizer {
 		built.Add(1)
 		return signer{}
 	}})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcplug/mcplug/mcp/config"
 	"time"
 )
 
@@ -63,7 +64,7 @@ func (m *Manager) start(s *server) chan struct{} {
 	if s.state != StatePending {
 		return nil
 	}
-	if s.cfg != nil && s.cfg.Scope == ScopeProject && s.cfg.Approval != Approved && !s.approved {
+	if s.cfg != nil && s.cfg.Scope == config.ScopeProject && s.cfg.Approval != config.Approved && !s.approved {
 		if m.opts.ApproveServer == nil || s.asked {
 			s.setState(StateNeedsApproval, fmt.Errorf("mcp: project server %q from %s needs the user's approval (enabledMcpjsonServers, or Manager.Approve)%s", s.name, s.cfg.Source, m.pendingReason(s.name)))
 			return nil

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcplug/mcplug/mcp/config"
 	"io"
 	"log/slog"
 	"os"
@@ -125,7 +126,7 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 	logger := slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts := &mcp.ManagerOptions{Logger: logger}
 	if d.approve {
-		opts.ApproveServer = func(context.Context, *mcp.ServerConfig) bool { return true }
+		opts.ApproveServer = func(context.Context, *config.Server) bool { return true }
 	}
 	tools := mcp.NewManager(servers, opts)
 	defer tools.Close()
@@ -151,17 +152,17 @@ func (d *demo) config() (*mcp.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find this program to start the add server: %w", err)
 	}
-	cfg := &mcp.Config{Servers: map[string]*mcp.ServerConfig{}}
+	cfg := &mcp.Config{Servers: map[string]*config.Server{}}
 	all, err := mcp.LoadConfig(".")
 	if err != nil {
 		fmt.Fprintln(d.stderr, "addagent:", err)
 	}
 	for _, name := range all.Names() {
-		if sc := all.Servers[name]; sc.Scope == mcp.ScopeProject {
+		if sc := all.Servers[name]; sc.Scope == config.ScopeProject {
 			cfg.Servers[name] = sc
 		}
 	}
-	cfg.Servers["demo"] = &mcp.ServerConfig{Name: "demo", Type: mcp.TypeStdio, Command: exe, Args: []string{serveFlag}}
+	cfg.Servers["demo"] = &config.Server{Name: "demo", Type: config.TypeStdio, Command: exe, Args: []string{serveFlag}}
 	return cfg, nil
 }
 

@@ -53,6 +53,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcplug/mcplug/mcp/config"
+
 	noopmetric "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 
@@ -95,14 +97,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "mcpls: -trust is for a project directory (-C), not a -config file")
 			return 2
 		}
-		if err := mcp.SaveTrust(*dir); err != nil {
+		if err := config.SaveTrust(*dir); err != nil {
 			fmt.Fprintln(stderr, safe(err.Error()))
 			return 1
 		}
 	}
 	load := func() (*mcp.Config, error) {
 		if *file != "" {
-			return mcp.LoadConfigFile(*file)
+			return config.LoadFile(*file)
 		}
 		return mcp.LoadConfig(*dir)
 	}
@@ -124,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "mcpls: the workspace %s is not trusted, and approvals in it count only once it is: %s -trust -approve %s\n", safe(cfg.Workspace.Root), hint, safe(name))
 				return 1
 			}
-			if err := mcp.SaveApproval(*dir, name, ok); err != nil {
+			if err := config.SaveApproval(*dir, name, ok); err != nil {
 				fmt.Fprintln(stderr, safe(err.Error()))
 				return 1
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +20,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func config(t *testing.T) string {
+func demoConfig(t *testing.T) string {
 	t.Helper()
 	entry := func(scenario string) map[string]any {
 		return map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: scenario}}
@@ -43,7 +44,7 @@ func writeConfig(t *testing.T, servers map[string]any) string {
 
 func TestList(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"-config", config(t), "-v"}, &stdout, &stderr)
+	code := run([]string{"-config", demoConfig(t), "-v"}, &stdout, &stderr)
 	assert.Equal(t, 1, code, "a failed server makes the exit status 1")
 	out := stdout.String()
 	assert.Regexp(t, `broken\s+failed\s+stdio\s+-\s+0 tools\s+.*exit status 3.*API_TOKEN is not set`, out)
@@ -55,7 +56,7 @@ func TestList(t *testing.T) {
 
 func TestCall(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"-config", config(t), "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr)
+	code := run([]string{"-config", demoConfig(t), "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	var res struct {
 		Content []struct{ Text string }
@@ -64,7 +65,7 @@ func TestCall(t *testing.T) {
 	assert.Equal(t, "42", res.Content[0].Text)
 
 	stdout.Reset()
-	assert.Equal(t, 2, run([]string{"-config", config(t), "-call", "mcp__demo__nope"}, &stdout, &stderr))
+	assert.Equal(t, 2, run([]string{"-config", demoConfig(t), "-call", "mcp__demo__nope"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "unknown tool")
 	assert.Contains(t, stderr.String(), "mcpls -v", "it says how to list the tools")
 	assert.NotContains(t, stderr.String(), "Tools", "not a Go method")
@@ -217,7 +218,7 @@ func TestSecretsAreNotPrinted(t *testing.T) {
 }
 
 func TestTheSampleConfig(t *testing.T) {
-	cfg, err := mcp.LoadConfigFile("sample.mcp.json")
+	cfg, err := config.LoadFile("sample.mcp.json")
 	require.NoError(t, err)
 	require.Contains(t, cfg.Servers, "demo")
 	assert.Equal(t, "go", cfg.Servers["demo"].Command)
@@ -233,7 +234,7 @@ func TestNothingConfiguredSaysWhatToTry(t *testing.T) {
 
 func TestTracePrintsTheSpansOfTheRun(t *testing.T) {
 	var stdout, stderr strings.Builder
-	code := run([]string{"-config", config(t), "-trace", "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr)
+	code := run([]string{"-config", demoConfig(t), "-trace", "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stdout.String(), "42", "the result, as without -trace")
 	var call string
@@ -250,6 +251,6 @@ func TestTracePrintsTheSpansOfTheRun(t *testing.T) {
 	assert.Contains(t, stderr.String(), "span tools/list ")
 
 	stderr.Reset()
-	require.Equal(t, 0, run([]string{"-config", config(t), "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr))
+	require.Equal(t, 0, run([]string{"-config", demoConfig(t), "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr))
 	assert.NotContains(t, stderr.String(), "span ", "no spans without -trace")
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/auth"
 )
@@ -17,7 +19,7 @@ import (
 const defaultCallbackPort = 8976
 
 // callbackAddr is where a server's sign-in comes back to.
-func callbackAddr(sc *mcp.ServerConfig) string {
+func callbackAddr(sc *config.Server) string {
 	port := defaultCallbackPort
 	if sc.OAuth != nil && sc.OAuth.CallbackPort != 0 {
 		port = sc.OAuth.CallbackPort
@@ -32,7 +34,7 @@ func callbackAddr(sc *mcp.ServerConfig) string {
 // credentials, JWT bearer, enterprise), DPoP if asked. An entry it cannot
 // use (an unknown grant, a key file others may read) fails the server with
 // the reason.
-func authorizer(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+func authorizer(name string, sc *config.Server) mcp.Authorizer {
 	cfg, err := authConfig(sc)
 	if err != nil {
 		return failing{fmt.Errorf("server %q: oauth: %w", name, err)}
@@ -40,7 +42,7 @@ func authorizer(name string, sc *mcp.ServerConfig) mcp.Authorizer {
 	return auth.New(cfg)
 }
 
-func authConfig(sc *mcp.ServerConfig) (*auth.Config, error) {
+func authConfig(sc *config.Server) (*auth.Config, error) {
 	cfg := &auth.Config{
 		ServerURL:   sc.URL,
 		ClientName:  "mcpls",

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcplug/mcplug/mcp/config"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -94,7 +95,7 @@ func serversAtOnce(connect func(ctx context.Context, exe string) (client, error)
 // mcplugServers is how a host connects many servers with mcplug: one
 // Manager, whose Connect starts them all at once and lists their tools.
 func mcplugServers(ctx context.Context, exe string, n int) error {
-	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: quiet, ServerOptions: func(string, *mcp.ServerConfig) *mcp.Options {
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: quiet, ServerOptions: func(string, *config.Server) *mcp.Options {
 		return &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion} // the peers speak 2025-11-25
 	}})
 	defer m.Close()

@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"github.com/mcplug/mcplug/mcp/config"
 	"log"
 
 	"github.com/mcplug/mcplug/mcp"
@@ -33,7 +34,7 @@ func ExampleNew_manager() {
 	store, _ := auth.NewFileStore("")
 	lb, _ := auth.NewLoopback("127.0.0.1:8976", "/callback", auth.OpenBrowser)
 
-	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Authorizer: func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Authorizer: func(name string, sc *config.Server) mcp.Authorizer {
 		return auth.New(&auth.Config{ServerURL: sc.URL, ClientID: sc.OAuth.ClientID, ClientSecret: sc.OAuth.ClientSecret, Scopes: sc.OAuth.Scopes,
 			RedirectURL: "http://127.0.0.1:8976/callback", Store: store}) // no Browser: sign in when the user asks
 	}})

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"fmt"
+	"github.com/mcplug/mcplug/mcp/config"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -19,7 +20,7 @@ import (
 func TestManagerSignsInToConfiguredServers(t *testing.T) {
 	s := newSetup(t, func(as *fakeAS) { as.authMethods = []string{"client_secret_basic"}; as.noDCR = true }, nil)
 	t.Setenv("ISSUES_SECRET", "pre-secret")
-	cfg, err := mcp.ParseConfig(strings.NewReader(fmt.Sprintf(`{"mcpServers": {"issues": {
+	cfg, err := config.Parse(strings.NewReader(fmt.Sprintf(`{"mcpServers": {"issues": {
 		"type": "http", "url": %q,
 		"oauth": {"clientId": "pre", "clientSecret": "${ISSUES_SECRET}", "callbackPort": 8976, "scopes": ["issues:read"]}
 	}}}`, s.rs.url())), "test.json")
@@ -33,7 +34,7 @@ func TestManagerSignsInToConfiguredServers(t *testing.T) {
 	var made atomic.Int32
 	m := mcp.NewManager(cfg, &mcp.ManagerOptions{
 		Logger: slog.New(slog.DiscardHandler),
-		Authorizer: func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+		Authorizer: func(name string, sc *config.Server) mcp.Authorizer {
 			made.Add(1)
 			c := *s.cfg
 			c.ServerURL, c.ClientID, c.ClientSecret, c.Scopes = sc.URL, sc.OAuth.ClientID, sc.OAuth.ClientSecret, sc.OAuth.Scopes
@@ -62,14 +63,14 @@ func TestManagerSignsInToConfiguredServers(t *testing.T) {
 
 func TestManagerNeedsAuthorizationUntilSignIn(t *testing.T) {
 	s := newSetup(t, nil, nil)
-	cfg, err := mcp.ParseConfig(strings.NewReader(fmt.Sprintf(`{"mcpServers": {
+	cfg, err := config.Parse(strings.NewReader(fmt.Sprintf(`{"mcpServers": {
 		"docs": {"type": "http", "url": %q},
 		"bare": {"type": "http", "url": %q}
 	}}`, s.rs.url(), s.rs.url())), "test.json")
 	require.NoError(t, err)
 	m := mcp.NewManager(cfg, &mcp.ManagerOptions{
 		Logger: slog.New(slog.DiscardHandler),
-		Authorizer: func(name string, sc *mcp.ServerConfig) mcp.Authorizer {
+		Authorizer: func(name string, sc *config.Server) mcp.Authorizer {
 			if name == "bare" {
 				return nil
 			}
@@ -101,7 +102,7 @@ func TestManagerNeedsAuthorizationUntilSignIn(t *testing.T) {
 func TestOAuthEntryExpandsEveryString(t *testing.T) {
 	t.Setenv("KEYS", "/etc/keys")
 	t.Setenv("IDP", "https://idp.example.com")
-	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": {"m": {"type": "http", "url": "https://m.example.com/mcp",
+	cfg, err := config.Parse(strings.NewReader(`{"mcpServers": {"m": {"type": "http", "url": "https://m.example.com/mcp",
 		"oauth": {"grant": "client_credentials", "clientId": "${CID:-machine}", "privateKeyFile": "${KEYS}/m.pem",
 		          "idpTokenEndpoint": "${IDP}/token", "scopes": ["${SCOPE:-read}"], "dpop": true}}}}`), "test.json")
 	require.NoError(t, err)
@@ -113,7 +114,7 @@ func TestOAuthEntryExpandsEveryString(t *testing.T) {
 	assert.Equal(t, []string{"read"}, o.Scopes)
 	assert.True(t, o.DPoP)
 
-	_, err = mcp.ParseConfig(strings.NewReader(`{"mcpServers": {"m": {"type": "http", "url": "https://m.example.com/mcp",
+	_, err = config.Parse(strings.NewReader(`{"mcpServers": {"m": {"type": "http", "url": "https://m.example.com/mcp",
 		"oauth": {"clientSecret": "${UNSET_SECRET}"}}}}`), "test.json")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "oauth.clientSecret")

@@ -1,4 +1,4 @@
-package mcp
+package config
 
 import (
 	"bytes"
@@ -10,21 +10,21 @@ import (
 // FuzzParseConfig: any bytes give a Config and never a panic; every entry
 // either has an error or is usable, and no usable entry holds a literal
 // "${" where variables expand.
-func FuzzParseConfig(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"mcpServers": {"s": {"command": "run", "args": ["${HOME}"], "env": {"A": "${X:-${Y:-z}}"}}}}`))
 	f.Add([]byte(`{"r": {"type": "http", "url": "https://h/${P:-mcp}?k=${K:-v}", "headers": {"A": "B ${C:-d}"}}}`))
 	f.Add([]byte(`{"mcpServers": {"": {}, "x": 1, "y": {"type": "sse"}, "z": {"command": "${"}}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		cfg, _ := ParseConfig(bytes.NewReader(b), "fuzz.json")
+		cfg, _ := Parse(bytes.NewReader(b), "fuzz.json")
 		if cfg == nil {
 			t.Fatal("nil Config")
 		}
 		for name, sc := range cfg.Servers {
 			if sc.Err != nil {
-				var ce *ConfigError
+				var ce *Error
 				if !errors.As(sc.Err, &ce) {
-					t.Fatalf("server %q: error %T is not a *ConfigError", name, sc.Err)
+					t.Fatalf("server %q: error %T is not a *Error", name, sc.Err)
 				}
 				continue
 			}

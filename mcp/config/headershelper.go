@@ -1,4 +1,4 @@
-package mcp
+package config
 
 import (
 	"context"
@@ -15,9 +15,13 @@ import (
 // may not run (a project entry of a workspace that is not trusted).
 var ErrHeadersHelper = errors.New("mcp: headersHelper")
 
-// allHeaders are the entry's headers and those its headersHelper gives
-// (which win). ctx bounds the helper, beside its own time bound.
-func (sc *ServerConfig) allHeaders(ctx context.Context) (http.Header, error) {
+// HTTPHeader returns the headers of an http or sse entry: Headers, and
+// those its HeadersHelper gives (which win). The helper runs at each call,
+// bounded by ctx beside its own bounds; its output is never logged or
+// quoted in an error. A project entry's helper runs only in a trusted
+// workspace: otherwise the error matches ErrHeadersHelper and nothing
+// runs.
+func (sc *Server) HTTPHeader(ctx context.Context) (http.Header, error) {
 	h := sc.header()
 	if sc.HeadersHelper == "" {
 		return h, nil

@@ -1,4 +1,4 @@
-package mcp_test
+package config_test
 
 import (
 	"errors"
@@ -8,7 +8,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/internal/testdir"
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,22 +21,22 @@ func TestConfigFilesMustBeRegularAndBounded(t *testing.T) {
 		make  func(t *testing.T, path string)
 		match error
 	}{
-		{"a symlink to /dev/zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }, mcp.ErrNotRegularFile},
-		{"a named pipe nobody writes", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) }, mcp.ErrNotRegularFile},
-		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }, mcp.ErrNotRegularFile},
+		{"a symlink to /dev/zero", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path)) }, config.ErrNotRegularFile},
+		{"a named pipe nobody writes", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) }, config.ErrNotRegularFile},
+		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }, config.ErrNotRegularFile},
 		{"a file over the bound", func(t *testing.T, path string) {
 			f, err := os.Create(path)
 			require.NoError(t, err)
 			require.NoError(t, f.Truncate(5<<20))
 			require.NoError(t, f.Close())
-		}, mcp.ErrFileTooLarge},
+		}, config.ErrFileTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is an error of that file, and hides nothing else", func(t *testing.T) {
-			home, project := scratch(t)
-			writeFile(t, filepath.Join(home, ".claude.json"), `{"mcpServers": {"mine": {"command": "x"}}}`)
+			home, project := testdir.Scratch(t)
+			testdir.Write(t, filepath.Join(home, ".claude.json"), `{"mcpServers": {"mine": {"command": "x"}}}`)
 			tt.make(t, filepath.Join(project, ".mcp.json"))
-			cfg, err := mcp.LoadConfig(project)
+			cfg, err := config.Load(project)
 			require.ErrorIs(t, err, tt.match)
 			require.Len(t, cfg.Errors, 1)
 			assert.Equal(t, filepath.Join(project, ".mcp.json"), cfg.Errors[0].File)
@@ -42,27 +44,27 @@ func TestConfigFilesMustBeRegularAndBounded(t *testing.T) {
 		})
 	}
 	t.Run("a symlink to a regular file is read", func(t *testing.T) {
-		_, project := scratch(t)
+		_, project := testdir.Scratch(t)
 		target := filepath.Join(t.TempDir(), "servers.json")
-		writeFile(t, target, `{"mcpServers": {"linked": {"command": "x"}}}`)
+		testdir.Write(t, target, `{"mcpServers": {"linked": {"command": "x"}}}`)
 		require.NoError(t, os.Symlink(target, filepath.Join(project, ".mcp.json")))
-		cfg, err := mcp.LoadConfig(project)
+		cfg, err := config.Load(project)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"linked"}, cfg.Names())
 	})
 	t.Run("LoadConfigFile has the same rules", func(t *testing.T) {
-		_, err := mcp.LoadConfigFile("/dev/zero")
-		assert.ErrorIs(t, err, mcp.ErrNotRegularFile)
+		_, err := config.LoadFile("/dev/zero")
+		assert.ErrorIs(t, err, config.ErrNotRegularFile)
 	})
 }
 
 func TestConfigFileErrors(t *testing.T) {
-	_, err := mcp.LoadConfigFile(filepath.Join(t.TempDir(), "nope.json"))
-	var ce *mcp.ConfigError
+	_, err := config.LoadFile(filepath.Join(t.TempDir(), "nope.json"))
+	var ce *config.Error
 	require.ErrorAs(t, err, &ce)
 	assert.True(t, errors.Is(err, os.ErrNotExist))
 
-	cfg, err := mcp.ParseConfig(strings.NewReader(`{"mcpServers": []}`), "x.json")
+	cfg, err := config.Parse(strings.NewReader(`{"mcpServers": []}`), "x.json")
 	require.Error(t, err)
 	assert.Empty(t, cfg.Servers)
 	assert.Contains(t, err.Error(), `"mcpServers" is not an object`)

@@ -1,4 +1,4 @@
-package mcp
+package config
 
 import (
 	"encoding/json"
@@ -19,12 +19,12 @@ import (
 // <project>/.claude/settings.local.json and in the project's entry of
 // ~/.claude.json do not count, a project server's headersHelper does not
 // run, and the user's own stdio servers and headersHelpers run outside it
-// (see ServerConfig.WorkDir), where the workspace cannot plant a binary
+// (see Server.WorkDir), where the workspace cannot plant a binary
 // or a node_modules that npx, uvx or a relative command would pick up.
 // The user's own settings (~/.claude/settings.json) count in any
 // workspace.
 type Workspace struct {
-	// Dir is the directory LoadConfig was given, absolute, with symlinks
+	// Dir is the directory Load was given, absolute, with symlinks
 	// resolved. Stdio servers of the project run there, with
 	// CLAUDE_PROJECT_DIR set to it.
 	Dir string
@@ -34,7 +34,7 @@ type Workspace struct {
 	Root string
 	// Trusted reports whether the user trusts the workspace: Claude Code's
 	// "hasTrustDialogAccepted" in ~/.claude.json's entry for Dir or Root
-	// (SaveTrust writes it), or ManagerOptions.TrustWorkspace.
+	// (SaveTrust writes it), or mcp.ManagerOptions.TrustWorkspace.
 	Trusted bool
 }
 
@@ -96,11 +96,11 @@ func (ws *Workspace) outsideDir(home string) string {
 func SaveTrust(dir string) error {
 	ws, err := findWorkspace(dir)
 	if err != nil {
-		return &ConfigError{File: dir, Err: err}
+		return &Error{File: dir, Err: err}
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return &ConfigError{Err: fmt.Errorf("no home directory: %w", err)}
+		return &Error{Err: fmt.Errorf("no home directory: %w", err)}
 	}
 	if real, err := filepath.EvalSymlinks(home); err == nil {
 		home = real // the home directory is the user's own, wherever it links to
@@ -108,19 +108,19 @@ func SaveTrust(dir string) error {
 	path := filepath.Join(home, ".claude.json")
 	top, err := safefile.ReadJSONObject(path, maxUserFileSize)
 	if err != nil {
-		return &ConfigError{File: path, Err: err}
+		return &Error{File: path, Err: err}
 	}
 	projects, ok := top["projects"].(map[string]any)
 	if !ok {
 		if top["projects"] != nil {
-			return &ConfigError{File: path, Err: errors.New(`"projects" is not an object`)}
+			return &Error{File: path, Err: errors.New(`"projects" is not an object`)}
 		}
 		projects = map[string]any{}
 	}
 	entry, ok := projects[ws.Root].(map[string]any)
 	if !ok {
 		if projects[ws.Root] != nil {
-			return &ConfigError{File: path, Err: fmt.Errorf("the entry of project %s is not an object", ws.Root)}
+			return &Error{File: path, Err: fmt.Errorf("the entry of project %s is not an object", ws.Root)}
 		}
 		entry = map[string]any{}
 	}
@@ -132,7 +132,7 @@ func SaveTrust(dir string) error {
 		return err
 	}
 	if err := safefile.Write(home, ".claude.json", append(out, '\n')); err != nil {
-		return &ConfigError{File: path, Err: err}
+		return &Error{File: path, Err: err}
 	}
 	return nil
 }

@@ -1,8 +1,8 @@
-package mcp
+package config
 
 import "github.com/mcplug/mcplug/internal/safefile"
 
-// Bounds on the config and settings files LoadConfig reads. The user's
+// Bounds on the config and settings files Load reads. The user's
 // ~/.claude.json also keeps Claude Code's per-project history, so it may
 // grow large; a file that came with a project has no reason to.
 const (

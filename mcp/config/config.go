@@ -1,0 +1,482 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcplug/mcplug/internal/safefile"
+)
+
+// Config is a set of named servers. Problems are kept per entry (see
+// Server.Err) and per file (Errors), so one bad entry or file never
+// hides the good ones.
+type Config struct {
+	Servers map[string]*Server
+	Errors  []*Error // problems that are not one server's: unreadable or malformed files
+	// Workspace is the project Load read the config for, and whether
+	// it is trusted; nil for a config the program read itself
+	// (Parse, LoadFile), which it trusts.
+	Workspace *Workspace
+
+	layers *layers // Load's scopes, before they were merged
+}
+
+// Names returns the server names, sorted.
+func (c *Config) Names() []string {
+	return slices.Sorted(maps.Keys(c.Servers))
+}
+
+// Err joins every problem of the config: the files' and the servers'. Nil
+// means the whole config is good.
+func (c *Config) Err() error {
+	var errs []error
+	for _, e := range c.Errors {
+		errs = append(errs, e)
+	}
+	for _, name := range c.Names() {
+		if err := c.Servers[name].Err; err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Merge adds other's servers and errors to c; a server of other replaces
+// one of c with the same name. A project entry that replaces one of the
+// user's own says so in its Warnings.
+func (c *Config) Merge(other *Config) {
+	if c.Servers == nil {
+		c.Servers = map[string]*Server{}
+	}
+	for _, name := range other.Names() {
+		sc := other.Servers[name]
+		if old, ok := c.Servers[name]; ok && sc.Scope == ScopeProject && old.Scope != ScopeProject {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("this project entry (%s) replaces the %s server of the same name from %s", sc.Source, scopeName(old.Scope), old.Source))
+		}
+		c.Servers[name] = sc
+	}
+	c.Errors = append(c.Errors, other.Errors...)
+}
+
+func scopeName(s Scope) string {
+	if s == "" {
+		return "program's"
+	}
+	return string(s)
+}
+
+// Error is a problem in a config file: the file, the server (empty
+// for a problem of the whole file) and what is wrong.
+type Error struct {
+	File   string
+	Server string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	where := e.File
+	if where == "" {
+		where = "config"
+	}
+	if e.Server != "" {
+		where += fmt.Sprintf(": server %q", e.Server)
+	}
+	return "mcp: " + where + ": " + strings.TrimPrefix(e.Err.Error(), "mcp: ")
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Files returns the files Load reads servers from, in order of
+// precedence, lowest first: ~/.claude.json (its top-level mcpServers),
+// ~/.claude/settings.json, <dir>/.claude/settings.json, the .mcp.json of
+// every directory from the file system's root down to dir, and
+// ~/.claude.json again for the project's own entries (local scope). dir
+// is taken as Load takes it (absolute, symlinks resolved).
+func Files(dir string) []string {
+	var files []string
+	home, err := os.UserHomeDir()
+	if err == nil {
+		files = append(files, filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json"))
+	}
+	if ws, werr := findWorkspace(dir); werr == nil {
+		dir = ws.Dir
+	}
+	files = append(files, filepath.Join(dir, ".claude", "settings.json"))
+	files = append(files, mcpJSONFiles(dir)...)
+	if err == nil {
+		files = append(files, filepath.Join(home, ".claude.json"))
+	}
+	return files
+}
+
+// mcpJSONFiles are the .mcp.json files Claude Code reads for dir: those
+// of the root and of every directory down to dir, the nearer last.
+func mcpJSONFiles(dir string) []string {
+	var files []string
+	for p := dir; ; {
+		files = append(files, filepath.Join(p, ".mcp.json"))
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	slices.Reverse(files)
+	return files
+}
+
+// Load reads the config files of a project directory the way Claude
+// Code does. dir is made absolute and its symlinks resolved; the project
+// root is the git work tree holding it, or dir itself (see Workspace).
+// Scopes, highest precedence first:
+//
+//   - local: ~/.claude.json, "projects" → <dir> or <root> → "mcpServers"
+//     (dir's entry wins);
+//   - project: the .mcp.json of dir and of each of its parents up to the
+//     file system's root (the nearer wins), then <dir>/.claude/settings.json
+//     (which Claude Code does not read);
+//   - user: ~/.claude/settings.json (which Claude Code does not read for
+//     servers), then ~/.claude.json's top-level "mcpServers".
+//
+// A server of a higher scope replaces one of the same name, with one
+// exception: a project entry that is not approved never replaces the
+// user's server of the same name, which is kept with a warning that says
+// which entry was passed over and why. Missing files are skipped; a file
+// that is not a regular file, or is larger than its bound, is an error of
+// that file (ErrNotRegularFile, ErrFileTooLarge) and is not read. In
+// settings.json files only "mcpServers" is read.
+//
+// Project servers come with the project, so they need the user's
+// approval: "enableAllProjectMcpServers", "enabledMcpjsonServers" and
+// "disabledMcpjsonServers" (a rejection wins) in ~/.claude/settings.json,
+// and, only when the workspace is trusted (Workspace.Trusted), in
+// .claude/settings.local.json of dir and root and in ~/.claude.json's
+// entries for dir and root. Nothing that a repository can ship approves
+// its servers or makes its workspace trusted. An mcp.Manager does not start a
+// project server that is not approved (see mcp.ManagerOptions.ApproveServer,
+// mcp.ManagerOptions.TrustWorkspace and mcp.Manager.Approve).
+//
+// The returned Config is never nil, also when some file or entry is bad;
+// the error is Config.Err().
+func Load(dir string) (*Config, error) {
+	ws, err := findWorkspace(dir)
+	if err != nil {
+		cfg := &Config{Servers: map[string]*Server{}, Errors: []*Error{{File: dir, Err: err}}}
+		return cfg, cfg.Err()
+	}
+	l := &layers{ws: ws, user: newConfig(), project: newConfig(), local: newConfig()}
+	read := func(path string, max int64) []byte {
+		b, err := safefile.Read(path, max)
+		if err != nil {
+			l.errors = append(l.errors, &Error{File: path, Err: err})
+		}
+		return b
+	}
+	home, homeErr := os.UserHomeDir()
+	if homeErr == nil {
+		l.home = home
+		path := filepath.Join(home, ".claude.json")
+		if b := read(path, maxUserFileSize); b != nil {
+			var top struct {
+				MCPServers json.RawMessage            `json:"mcpServers"`
+				Projects   map[string]json.RawMessage `json:"projects"`
+			}
+			if err := json.Unmarshal(b, &top); err != nil {
+				l.errors = append(l.errors, &Error{File: path, Err: fmt.Errorf("not a JSON object: %w", err)})
+			} else {
+				if top.MCPServers != nil {
+					l.user.Merge(parseServers(top.MCPServers, path))
+				}
+				for _, key := range ws.keys() {
+					entry := top.Projects[key]
+					var e struct {
+						Trusted    bool            `json:"hasTrustDialogAccepted"`
+						MCPServers json.RawMessage `json:"mcpServers"`
+					}
+					if entry == nil || json.Unmarshal(entry, &e) != nil {
+						continue
+					}
+					ws.Trusted = ws.Trusted || e.Trusted
+					l.workspaceApprovals.read(entry)
+					if e.MCPServers != nil {
+						l.local.Merge(parseServers(e.MCPServers, path+" (project "+key+")"))
+					}
+				}
+			}
+		}
+		path = filepath.Join(home, ".claude", "settings.json")
+		if b := read(path, maxUserFileSize); b != nil {
+			l.user.Merge(parseConfig(b, path, true))
+			l.userApprovals.read(b)
+		}
+	}
+	if b := read(filepath.Join(ws.Dir, ".claude", "settings.json"), maxProjectFileSize); b != nil {
+		l.project.Merge(parseConfig(b, filepath.Join(ws.Dir, ".claude", "settings.json"), true))
+	}
+	for _, path := range mcpJSONFiles(ws.Dir) {
+		if b := read(path, maxProjectFileSize); b != nil {
+			l.project.Merge(parseConfig(b, path, false))
+		}
+	}
+	for _, key := range ws.keys() {
+		if b := read(filepath.Join(key, ".claude", "settings.local.json"), maxProjectFileSize); b != nil {
+			l.workspaceApprovals.read(b)
+		}
+	}
+	for _, c := range []struct {
+		cfg   *Config
+		scope Scope
+	}{{l.user, ScopeUser}, {l.project, ScopeProject}, {l.local, ScopeLocal}} {
+		for _, sc := range c.cfg.Servers {
+			sc.Scope = c.scope
+		}
+		l.errors = append(l.errors, c.cfg.Errors...)
+	}
+	cfg := l.resolve(ws.Trusted)
+	return cfg, cfg.Err()
+}
+
+func newConfig() *Config { return &Config{Servers: map[string]*Server{}} }
+
+// layers are the scopes of a Load before they are merged, kept so
+// that Trusted can merge them again.
+type layers struct {
+	ws                   *Workspace
+	home                 string
+	user, project, local *Config
+	userApprovals        approvalSettings // the user's own: ~/.claude/settings.json
+	workspaceApprovals   approvalSettings // count only in a trusted workspace
+	errors               []*Error
+}
+
+// resolve merges the layers into a new Config, its entries copies, as the
+// workspace's trust (trusted) decides.
+func (l *layers) resolve(trusted bool) *Config {
+	ws := *l.ws
+	ws.Trusted = trusted
+	approvals := []*approvalSettings{&l.userApprovals}
+	if trusted {
+		approvals = append(approvals, &l.workspaceApprovals)
+	}
+	cfg := &Config{Servers: map[string]*Server{}, Errors: slices.Clone(l.errors), Workspace: &ws, layers: l}
+	names := map[string]bool{}
+	for _, c := range []*Config{l.user, l.project, l.local} {
+		for name := range c.Servers {
+			names[name] = true
+		}
+	}
+	for name := range names {
+		user, project, local := l.user.Servers[name], l.project.Servers[name], l.local.Servers[name]
+		var pick Server
+		var warnings []string
+		approval := decide(name, approvals...)
+		switch {
+		case local != nil:
+			pick = *local
+		case project != nil && (approval == Approved || user == nil):
+			pick = *project
+			pick.Approval = approval
+			if user != nil {
+				warnings = append(warnings, fmt.Sprintf("this project entry (%s) replaces the user server of the same name from %s", project.Source, user.Source))
+			}
+		case project != nil:
+			pick = *user
+			why := "it is not approved"
+			if approval == Rejected {
+				why = "it is rejected in the user's settings"
+			}
+			warnings = append(warnings, fmt.Sprintf("the project entry of the same name in %s was passed over: %s", project.Source, why))
+		default:
+			pick = *user
+		}
+		pick.Warnings = append(slices.Clone(pick.Warnings), warnings...)
+		pick.ProjectDir = ws.Dir
+		pick.WorkDir = ws.Dir
+		if pick.Scope != ScopeProject && !trusted {
+			pick.WorkDir = ws.outsideDir(l.home)
+		}
+		pick.trusted = trusted
+		cfg.Servers[name] = &pick
+	}
+	return cfg
+}
+
+// WaitsForTrust reports whether the project server name, not approved in
+// c, is approved in the workspace's own settings
+// (.claude/settings.local.json, the project's entry of ~/.claude.json),
+// which count only once the workspace is trusted (see Trusted).
+func (c *Config) WaitsForTrust(name string) bool {
+	if c == nil || c.layers == nil || c.Workspace == nil || c.Workspace.Trusted {
+		return false
+	}
+	return decide(name, &c.layers.workspaceApprovals) == Approved
+}
+
+// Trusted returns the config as Load reads it once its workspace is
+// trusted (see Workspace), a new Config; or c itself when it is not
+// Load's or its workspace is trusted already. It changes no file: see
+// SaveTrust for that.
+func (c *Config) Trusted() *Config {
+	if c == nil || c.layers == nil || c.Workspace == nil || c.Workspace.Trusted {
+		return c
+	}
+	return c.layers.resolve(true)
+}
+
+// LoadFile reads one config file: {"mcpServers": {...}} or the flat
+// {name: entry} map. A relative command with a path in it ("./server",
+// "bin/server") is taken from the file's folder; a bare name ("npx") is
+// looked up in PATH, and servers run in the program's working directory
+// unless their cwd says otherwise. The file must be a regular file of at
+// most 64 MiB (ErrNotRegularFile, ErrFileTooLarge).
+func LoadFile(path string) (*Config, error) {
+	b, err := safefile.Read(path, maxUserFileSize)
+	if err == nil && b == nil {
+		_, err = os.Stat(path) // missing: say so
+		if err == nil {
+			b = []byte{}
+		}
+	}
+	if err != nil {
+		cfg := &Config{Servers: map[string]*Server{}, Errors: []*Error{{File: path, Err: err}}}
+		return cfg, cfg.Err()
+	}
+	cfg := parseConfig(b, path, false)
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	for _, sc := range cfg.Servers {
+		if sc.Err == nil && sc.Type == TypeStdio && !filepath.IsAbs(sc.Command) && strings.ContainsRune(sc.Command, filepath.Separator) {
+			sc.Command = filepath.Join(dir, sc.Command)
+		}
+	}
+	return cfg, cfg.Err()
+}
+
+// Parse reads a config from r; source names it in errors.
+func Parse(r io.Reader, source string) (*Config, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		cfg := &Config{Servers: map[string]*Server{}, Errors: []*Error{{File: source, Err: err}}}
+		return cfg, cfg.Err()
+	}
+	cfg := parseConfig(b, source, false)
+	return cfg, cfg.Err()
+}
+
+// parseServers reads an "mcpServers" object.
+func parseServers(raw json.RawMessage, source string) *Config {
+	cfg := &Config{Servers: map[string]*Server{}}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		cfg.Errors = append(cfg.Errors, &Error{File: source, Err: fmt.Errorf(`"mcpServers" is not an object: %w`, err)})
+		return cfg
+	}
+	for name, e := range entries {
+		cfg.Servers[name] = parseEntry(name, e, source)
+	}
+	return cfg
+}
+
+func parseConfig(b []byte, source string, settings bool) *Config {
+	cfg := &Config{Servers: map[string]*Server{}}
+	fileErr := func(err error) *Config {
+		cfg.Errors = append(cfg.Errors, &Error{File: source, Err: err})
+		return cfg
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return cfg
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return fileErr(fmt.Errorf("not a JSON object: %w", err))
+	}
+	entries := top
+	if raw, ok := top["mcpServers"]; ok {
+		entries = nil
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			return fileErr(fmt.Errorf(`"mcpServers" is not an object: %w`, err))
+		}
+	} else if settings {
+		return cfg // a settings file without servers
+	}
+	for name, raw := range entries {
+		cfg.Servers[name] = parseEntry(name, raw, source)
+	}
+	return cfg
+}
+
+func parseEntry(name string, raw json.RawMessage, source string) *Server {
+	sc := &Server{Name: name, Source: source}
+	fail := func(format string, args ...any) *Server {
+		sc.Err = &Error{File: source, Server: name, Err: fmt.Errorf(format, args...)}
+		return sc
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return fail("entry is not a JSON object")
+	}
+	if err := json.Unmarshal(raw, sc); err != nil {
+		return fail("%v", err)
+	}
+	for _, known := range []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled", "oauth"} {
+		delete(fields, known)
+	}
+	if len(fields) > 0 {
+		sc.Extra = fields
+	}
+	if name == "" {
+		return fail("empty server name")
+	}
+	switch sc.Type {
+	case "":
+		sc.Type = TypeStdio
+		if sc.Command == "" && sc.URL != "" {
+			sc.Type = TypeHTTP
+		}
+	case TypeStdio, TypeHTTP, TypeSSE:
+	case "streamable-http", "streamableHttp":
+		sc.Type = TypeHTTP
+	default:
+		return fail("unknown type %q (want stdio, http or sse)", sc.Type)
+	}
+	if err := sc.expand(os.LookupEnv); err != nil {
+		return fail("%v", err)
+	}
+	switch sc.Type {
+	case TypeStdio:
+		if sc.Command == "" {
+			return fail(`stdio server needs a "command"`)
+		}
+	default:
+		if sc.URL == "" {
+			return fail(`%s server needs a "url"`, sc.Type)
+		}
+	}
+	return sc
+}
+
+// ProjectEntry returns the project entry (ScopeProject) named name: the
+// one in Servers, or one that was passed over for the user's server of
+// the same name because it is not approved. It is what mcp.Manager.Approve
+// and SaveApproval decide on.
+func (c *Config) ProjectEntry(name string) (*Server, bool) {
+	if sc, ok := c.Servers[name]; ok && sc.Scope == ScopeProject {
+		return sc, true
+	}
+	if c.layers != nil {
+		if sc, ok := c.layers.project.Servers[name]; ok {
+			return sc, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,91 @@
+package config_test
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcplug/mcplug/mcp/config"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfigExpansion(t *testing.T) {
+	t.Setenv("MCPLUG_TEST_SET", "value")
+	t.Setenv("MCPLUG_TEST_EMPTY", "")
+	os.Unsetenv("MCPLUG_TEST_UNSET")
+	cfg, err := config.Parse(strings.NewReader(`{"mcpServers": {
+		"ok": {
+			"command": "${MCPLUG_TEST_SET}/bin",
+			"args": ["--a=${MCPLUG_TEST_SET}", "--b=${MCPLUG_TEST_UNSET:-fallback}", "--c=${MCPLUG_TEST_EMPTY:-not used}", "--d=[${MCPLUG_TEST_EMPTY}]", "plain $HOME"],
+			"env": {"TOKEN": "${MCPLUG_TEST_SET}-${MCPLUG_TEST_SET}"},
+			"cwd": "${MCPLUG_TEST_UNSET:-/tmp}"
+		},
+		"remote": {"type": "http", "url": "https://${MCPLUG_TEST_UNSET:-example.com}/mcp", "headers": {"Authorization": "Bearer ${MCPLUG_TEST_SET}"}},
+		"missing": {"command": "x", "args": ["${MCPLUG_TEST_UNSET}"]},
+		"unclosed": {"command": "x", "env": {"A": "${MCPLUG_TEST_SET"}}
+	}}`), "cfg.json")
+	require.Error(t, err)
+
+	ok := cfg.Servers["ok"]
+	require.NoError(t, ok.Err)
+	assert.Equal(t, "value/bin", ok.Command)
+	assert.Equal(t, []string{"--a=value", "--b=fallback", "--c=", "--d=[]", "plain $HOME"}, ok.Args, "a default is for an unset variable, not an empty one")
+	assert.Equal(t, map[string]string{"TOKEN": "value-value"}, ok.Env)
+	assert.Equal(t, "/tmp", ok.Cwd)
+
+	remote := cfg.Servers["remote"]
+	require.NoError(t, remote.Err)
+	assert.Equal(t, "https://example.com/mcp", remote.URL)
+	assert.Equal(t, "Bearer value", remote.Headers["Authorization"])
+
+	var ce *config.Error
+	require.ErrorAs(t, cfg.Servers["missing"].Err, &ce)
+	assert.Contains(t, ce.Error(), "MCPLUG_TEST_UNSET is not set")
+	require.ErrorAs(t, cfg.Servers["unclosed"].Err, &ce)
+	assert.Contains(t, ce.Error(), "not closed")
+	assert.NotContains(t, ce.Error(), "MCPLUG_TEST_SET", "a config error never quotes the value")
+}
+
+func TestConfigExpansionNestedDefaults(t *testing.T) {
+	t.Setenv("MCPLUG_TEST_SET", "value")
+	os.Unsetenv("MCPLUG_TEST_UNSET")
+	deep := "${MCPLUG_TEST_UNSET:-" + strings.Repeat("${MCPLUG_TEST_UNSET:-", 9) + "x" + strings.Repeat("}", 10)
+	tests := []struct {
+		name, value, want, err string
+	}{
+		{"a default that names a set variable", "${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_SET}}", "value", ""},
+		{"a default nested twice", "a${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_SET}/b}}c", "avalue/bc", ""},
+		{"a set variable ignores its nested default", "${MCPLUG_TEST_SET:-${MCPLUG_TEST_UNSET}}", "value", ""},
+		{"a nested default that is unset", "${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_UNSET}}", "", "MCPLUG_TEST_UNSET is not set"},
+		{"a nested default not closed", "${MCPLUG_TEST_UNSET:-${MCPLUG_TEST_SET}", "", "not closed"},
+		{"defaults nested too deep", deep, "", "nested more than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(map[string]any{"s": map[string]any{"command": "run", "args": []string{tt.value}}})
+			require.NoError(t, err)
+			cfg, _ := config.Parse(strings.NewReader(string(b)), "cfg.json")
+			sc := cfg.Servers["s"]
+			if tt.err != "" {
+				require.Error(t, sc.Err)
+				assert.Contains(t, sc.Err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, sc.Err)
+			assert.Equal(t, []string{tt.want}, sc.Args)
+			assert.NotContains(t, sc.Args[0], "${", "never a literal ${")
+		})
+	}
+}
+
+func TestOAuthIssuerIsRead(t *testing.T) {
+	t.Setenv("MCPLUG_TEST_ISSUER", "https://login.example.com")
+	cfg, err := config.Parse(strings.NewReader(`{"mcpServers": {"r": {"type": "http", "url": "https://mcp.example/mcp",
+		"oauth": {"grant": "client_credentials", "clientId": "m", "clientSecret": "s", "issuer": "${MCPLUG_TEST_ISSUER}"}}}}`), "cfg.json")
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Servers["r"].OAuth)
+	assert.Equal(t, "https://login.example.com", cfg.Servers["r"].OAuth.Issuer, "the credentials' issuer, expanded")
+	assert.NotContains(t, cfg.Servers["r"].Extra, "oauth")
+}
