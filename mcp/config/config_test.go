@@ -153,3 +153,29 @@ func TestConfigScopes(t *testing.T) {
 	require.Len(t, cfg.Servers["shared"].Warnings, 1, "a project entry that replaces the user's server says so")
 	assert.Contains(t, cfg.Servers["shared"].Warnings[0], "replaces the user server")
 }
+
+func TestTrustedCountsTheWorkspacesOwnApprovals(t *testing.T) {
+	_, project := testdir.Scratch(t)
+	testdir.Write(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "proj"}, "other": {"command": "other"}}}`)
+	testdir.Write(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["proj"]}`)
+	cfg, err := config.Load(project)
+	require.NoError(t, err)
+	require.False(t, cfg.Workspace.Trusted)
+	assert.Equal(t, config.ApprovalPending, cfg.Servers["proj"].Approval, "the repository's own approval does not count")
+	assert.True(t, cfg.WaitsForTrust("proj"), "it would, once the workspace is trusted")
+	assert.False(t, cfg.WaitsForTrust("other"))
+
+	trusted := cfg.Trusted()
+	require.NotSame(t, cfg, trusted)
+	assert.True(t, trusted.Workspace.Trusted)
+	assert.Equal(t, config.Approved, trusted.Servers["proj"].Approval)
+	assert.False(t, trusted.WaitsForTrust("proj"))
+	assert.Same(t, trusted, trusted.Trusted(), "trusted already")
+	assert.False(t, cfg.Workspace.Trusted, "the config it came from is unchanged")
+	assert.Equal(t, config.ApprovalPending, cfg.Servers["proj"].Approval)
+
+	own, err := config.Parse(strings.NewReader(`{"s": {"command": "s"}}`), "own.json")
+	require.NoError(t, err)
+	assert.Same(t, own, own.Trusted(), "a program's own config is trusted as it is")
+	assert.False(t, own.WaitsForTrust("s"))
+}

@@ -3,6 +3,7 @@ package config_test
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,4 +89,36 @@ func TestOAuthIssuerIsRead(t *testing.T) {
 	require.NotNil(t, cfg.Servers["r"].OAuth)
 	assert.Equal(t, "https://login.example.com", cfg.Servers["r"].OAuth.Issuer, "the credentials' issuer, expanded")
 	assert.NotContains(t, cfg.Servers["r"].Extra, "oauth")
+}
+
+func TestCmdRunsWhereTheEntrySays(t *testing.T) {
+	tests := []struct {
+		name, cwd, workDir, projectDir, wantDir string
+	}{
+		{"no cwd runs in WorkDir", "", "/work", "/proj", "/work"},
+		{"a relative cwd is taken from WorkDir", "sub", "/work", "/proj", "/work/sub"},
+		{"an absolute cwd is kept", "/abs", "/work", "/proj", "/abs"},
+		{"without WorkDir, ProjectDir", "sub", "", "/proj", "/proj/sub"},
+		{"a program's own entry runs where the program does", "", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := &config.Server{Command: "srv", Args: []string{"-x"}, Cwd: tt.cwd, WorkDir: tt.workDir, ProjectDir: tt.projectDir}
+			cmd := sc.Cmd()
+			assert.Equal(t, []string{"srv", "-x"}, cmd.Args)
+			assert.Equal(t, filepath.FromSlash(tt.wantDir), cmd.Dir)
+			if tt.projectDir == "" {
+				assert.Nil(t, cmd.Env, "the program's environment, unchanged")
+			} else {
+				assert.Contains(t, cmd.Env, "CLAUDE_PROJECT_DIR="+tt.projectDir)
+			}
+		})
+	}
+	t.Run("Env is added after the program's environment, and wins", func(t *testing.T) {
+		t.Setenv("MCPLUG_TEST_CMD", "program")
+		cmd := (&config.Server{Command: "srv", Env: map[string]string{"MCPLUG_TEST_CMD": "entry", "B": "2"}}).Cmd()
+		require.NotNil(t, cmd.Env)
+		assert.Equal(t, []string{"B=2", "MCPLUG_TEST_CMD=entry"}, cmd.Env[len(cmd.Env)-2:])
+		assert.NotSame(t, cmd, (&config.Server{Command: "srv"}).Cmd())
+	})
 }
