@@ -17,10 +17,9 @@ type Authorizer interface {
 	// Authorization header), when it has some. An error fails the request.
 	Authorize(ctx context.Context, req *http.Request) error
 
-	// Challenged is called with a 401 or 403 answer to req. It returns
-	// retry true when it obtained new credentials and req should be sent
-	// again; false and nil to let the answer through as it is (an
-	// *HTTPStatusError follows); or an error, which fails the request.
+	// Challenged is called with a 401 or 403 answer to req: retry when it
+	// obtained new credentials; false and nil lets the answer through (an
+	// *HTTPStatusError); an error fails the request.
 	Challenged(ctx context.Context, req *http.Request, resp *http.Response) (retry bool, err error)
 }
 

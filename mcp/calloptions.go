@@ -11,11 +11,9 @@ import (
 // CallOptions tune one request. Attach them to the request's context with
 // WithCallOptions; every method of Connection honours them.
 type CallOptions struct {
-	// Progress, if set, receives the server's notifications/progress for
-	// the request (a progress token is sent with it). It runs on the
-	// goroutine that reads the server's messages, in order and before the
-	// request returns: it must return quickly and must not call the
-	// Connection.
+	// Progress, if set, receives the request's notifications/progress, in
+	// order and before the request returns, on the goroutine that reads
+	// the server: it must return quickly and not call the Connection.
 	Progress func(Progress)
 
 	// Timeout, if set, fails the request when no response comes within it.
@@ -27,15 +25,12 @@ type CallOptions struct {
 	// Zero means 10 times Timeout.
 	MaxTimeout time.Duration
 
-	// Meta, if set, is added to the request's _meta (beside a progress
-	// token and, on a modern server, the protocol's own
-	// io.modelcontextprotocol/ keys, which it should not set).
+	// Meta, if set, is added to the request's _meta (where the
+	// io.modelcontextprotocol/ keys are the protocol's).
 	Meta map[string]any
 
-	// TaskTTL, if set, is the time to live asked for a task the call asks
-	// for (a 2025-11-25 tools/call as a task: task.ttl, in milliseconds);
-	// the server may keep the task for less, and says so in Task.TTL. A
-	// 2026-07-28 server decides its tasks' TTL alone.
+	// TaskTTL, if set, is the ttl asked for a 2025-11-25 task (the server
+	// may keep it for less: Task.TTL); a 2026-07-28 server decides alone.
 	TaskTTL time.Duration
 }
 

@@ -10,39 +10,29 @@ import (
 	"github.com/mcplug/mcplug/internal/stdio"
 )
 
-// CommandTransport runs an MCP server as a child process and talks to it over
-// its stdin and stdout (the stdio transport).
+// CommandTransport runs an MCP server as a child process and speaks
+// newline-delimited JSON over its stdin and stdout (the stdio transport).
 //
-// The caller builds Command with os/exec (Path, Args, Env, Dir, SysProcAttr);
-// Connect sets Stdin, Stdout and Stderr, and on Unix puts the process in a
-// process group of its own, so that closing the connection also ends the
-// server's children (npx, uvx). If Command.Stderr is set, the server's
-// stderr is copied to it as well as kept in a bounded tail.
-//
-// Closing the Stream follows the spec: close stdin, wait up to
-// ShutdownTimeout for the process to exit, send SIGTERM, wait again, then
-// send SIGKILL to the process group, and reap. Close never waits on a
-// grandchild that keeps the pipes open.
-//
-// A CommandTransport connects once: an exec.Cmd cannot be started twice.
+// Build Command with os/exec; Connect sets its Stdin, Stdout and Stderr
+// (a Command.Stderr given gets a copy) and, on Unix, a process group of
+// its own, so that Close also ends the server's children (npx, uvx). Close
+// follows the spec: close stdin, wait up to ShutdownTimeout, SIGTERM, wait
+// again, SIGKILL to the group, reap; it never waits on a grandchild that
+// holds the pipes. A CommandTransport connects once.
 type CommandTransport struct {
 	Command *exec.Cmd
 
-	// StderrTail is how many of the last bytes of stderr are kept for
-	// errors (see ExitError). Zero means 16 KiB.
-	StderrTail int
-
-	// ShutdownTimeout bounds each of the two waits of Close (after closing
-	// stdin, after SIGTERM). Zero means 2 seconds.
+	// StderrTail is how many of the last bytes of stderr an ExitError
+	// keeps; zero means 16 KiB. ShutdownTimeout bounds each wait of Close;
+	// zero means 2 seconds. MaxMessageSize bounds one message read, in
+	// bytes; zero means 64 MiB.
+	StderrTail      int
 	ShutdownTimeout time.Duration
-
-	// MaxMessageSize bounds one message read from the server, in bytes.
-	// Zero means 64 MiB.
-	MaxMessageSize int
+	MaxMessageSize  int
 
 	// Logger receives lines on stdout that are not messages, and the
-	// transport's other diagnostics. Nil means the Options.Logger of the
-	// Connection over it, or slog.Default() when that is not set either.
+	// transport's other diagnostics. Nil means the Connection's
+	// Options.Logger.
 	Logger *slog.Logger
 }
 

@@ -23,30 +23,25 @@ import (
 // Options configure a Connection. A nil *Options, and every zero field,
 // means the default.
 type Options struct {
-	// ClientInfo is sent in initialize, or in every request's _meta to a
-	// modern server. Nil means {Name: "mcplug", Version: Version}.
+	// ClientInfo is sent to the server. Nil means {Name: "mcplug",
+	// Version: Version}.
 	ClientInfo *Implementation
 
-	// ProtocolVersion pins the protocol version. Empty (the default) means
-	// the newest version both sides speak: Connect probes with
-	// server/discover and falls back to the initialize handshake for a
-	// legacy server. A legacy version (such as "2025-11-25") skips the
-	// probe and sends initialize; a modern one ("2026-07-28") never falls
-	// back. It must be one of supportedVersions.
+	// ProtocolVersion pins the protocol version; empty means the newest
+	// both sides speak. A legacy version ("2025-11-25") sends initialize
+	// without a probe; a modern one ("2026-07-28") never falls back.
 	ProtocolVersion string
 
-	// Logger receives the connection's diagnostics: dropped notifications,
-	// late responses, refused server requests, the era chosen, and those of
-	// its transport (lines a stdio server writes that are not messages,
-	// failed POSTs), unless the transport was given a Logger of its own.
+	// Logger receives the diagnostics of the connection and its transport
+	// (dropped notifications, late responses, refused server requests,
+	// stray stdout lines), unless the transport has a Logger of its own.
 	// Nil means slog.Default().
 	Logger *slog.Logger
 
-	// Notification handlers. Each runs on the connection's dispatcher
-	// goroutine, in order with the server's other messages: it may call the
-	// Connection, but should hand long work to another goroutine. Nil
-	// ignores the notification, except LoggingMessage: nil sends server
-	// logs to Logger at the matching level.
+	// Notification handlers run in order with the server's other messages,
+	// on one goroutine: they may call the Connection, but should hand long
+	// work to another goroutine. Nil ignores the notification, except
+	// LoggingMessage: nil logs it to Logger at its level.
 	ToolListChanged     func(*Connection)                  // notifications/tools/list_changed (a cached tool list is dropped first)
 	PromptListChanged   func(*Connection)                  // notifications/prompts/list_changed
 	ResourceListChanged func(*Connection)                  // notifications/resources/list_changed
@@ -54,47 +49,37 @@ type Options struct {
 	LoggingMessage      func(*Connection, *LoggingMessage) // notifications/message
 	ElicitationComplete func(c *Connection, id string)     // notifications/elicitation/complete
 
-	// Client features. The capabilities sent in initialize are exactly the
-	// ones set here: a server cannot ask for what the client cannot serve.
-	//
-	// Roots, when non-nil (even empty), offers the roots capability and is
-	// the initial answer to roots/list; SetRoots changes it.
-	Roots []Root
-	// Sampling answers sampling/createMessage; SamplingTools also offers
-	// tool use in sampling (sampling.tools).
+	// Client features: the capabilities offered are exactly those set.
+	// Roots, when non-nil (even empty), answers roots/list (see SetRoots);
+	// Sampling answers sampling/createMessage, with tool use if
+	// SamplingTools; ElicitForm and ElicitURL answer elicitation/create (a
+	// form answer is completed with the schema's defaults and validated
+	// before it is sent).
+	Roots         []Root
 	Sampling      SamplingHandler
 	SamplingTools bool
-	// ElicitForm and ElicitURL answer elicitation/create in form and URL
-	// mode. A form answer is completed with the schema's defaults and
-	// validated against the schema before it is sent.
-	ElicitForm ElicitHandler
-	ElicitURL  ElicitHandler
+	ElicitForm    ElicitHandler
+	ElicitURL     ElicitHandler
 
-	// MaxServerRequests bounds the server's requests (sampling,
-	// elicitation, roots, ping) served or waiting at once; one past it is
-	// answered at once with a CodeServerBusy error. Zero means 16.
-	MaxServerRequests int
-	// MaxServerRequestSize bounds the params of a server request, in
-	// bytes; a larger request is answered with CodeInvalidParams and
-	// never reaches a handler. Zero means 4 MiB.
+	// MaxServerRequests bounds the server's requests served or waiting at
+	// once; one past it is answered with CodeServerBusy. Zero means 16.
+	// MaxServerRequestSize bounds their params, in bytes; a larger one is
+	// answered with CodeInvalidParams. Zero means 4 MiB.
+	MaxServerRequests    int
 	MaxServerRequestSize int
 
-	// Tasks. A tool call the server answers with a task is followed to its
-	// end (see CallTool); the client declares the tasks extension to a
-	// 2026-07-28 server, and to a 2025-11-25 server it offers to run
-	// sampling and elicitation requests as tasks when their handlers are
-	// set. DisableTasks turns all of it off. MaxTasks bounds the tasks
-	// followed at once (a call past it waits for its ctx) and the tasks
-	// run for the server (one past it is refused); zero means 16.
-	// TaskStatus, if set, receives the server's task status notifications,
-	// on the dispatcher goroutine.
+	// A tool call answered with a task is followed to its end, and
+	// sampling and elicitation may run as tasks for a 2025-11-25 server;
+	// DisableTasks turns both off. MaxTasks bounds the tasks followed at
+	// once (a call past it waits) and those run for the server (one past
+	// it is refused); zero means 16. TaskStatus, if set, receives task
+	// status notifications, as the notification handlers do.
 	DisableTasks bool
 	MaxTasks     int
 	TaskStatus   func(c *Connection, t *Task)
 
-	// Observer, if set, sees every request and notification sent, the
-	// server requests served, and the session (see Observer; package
-	// otelmcp traces and measures them with OpenTelemetry).
+	// Observer, if set, sees every message sent, every server request
+	// served, and the session (package otelmcp: OpenTelemetry).
 	Observer Observer
 }
 
@@ -222,21 +207,17 @@ func (c *Connection) endSession() {
 }
 
 // Connect opens t, agrees on a protocol version with the server and
-// returns a ready Connection. By default it speaks the newest version both
-// sides do: it probes with server/discover (offering LatestProtocolVersion);
-// a modern server answers and every later request carries the version,
-// capabilities and client info in its _meta; a legacy server (any other
-// error, or no answer within 3 seconds) gets the initialize handshake
-// (offering LatestLegacyVersion) and notifications/initialized. An
-// UnsupportedProtocolVersionError is retried once with a version the
-// server lists. Options.ProtocolVersion pins a version instead. What was
-// agreed is in InitializeResult either way.
+// returns a ready Connection. It speaks the newest version both sides do:
+// a server/discover probe (LatestProtocolVersion) that the server refuses
+// or leaves unanswered for 3 seconds is followed by the initialize
+// handshake (LatestLegacyVersion); Options.ProtocolVersion pins a version
+// instead; a version the server does not support is retried once with
+// one it lists. InitializeResult says what was agreed.
 //
-// ctx bounds the handshake only: once Connect has returned, cancelling ctx
-// does not affect the Connection or its server process. When the handshake
-// fails, the transport is closed at once (a child process is killed without
-// the usual grace periods) and the error says why, for example an
-// [*ExitError] with the server's stderr, or a [*VersionError].
+// ctx bounds the handshake only, never the Connection's life. A failed
+// handshake closes the transport at once (a child process is killed
+// without grace periods); the error says why ([*ExitError] with the
+// server's stderr, [*VersionError], …).
 func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -293,10 +274,9 @@ func (c *Connection) InitializeResult() InitializeResult {
 }
 
 // Call sends a request and decodes its result into result (a pointer; nil
-// discards it). Nil params omits them. It returns when the response arrives,
-// when ctx ends (the server is then sent notifications/cancelled and a late
-// response is dropped), or when the connection ends (an error matching
-// ErrClosed). A JSON-RPC error from the server is an [*Error].
+// discards it); nil params are omitted. It returns with the response, when
+// ctx ends (the server is sent notifications/cancelled), or when the
+// connection ends (ErrClosed). A JSON-RPC error is an *Error.
 func (c *Connection) Call(ctx context.Context, method string, params, result any) error {
 	return c.call(ctx, method, params, result)
 }
@@ -501,11 +481,10 @@ func (c *Connection) Notify(ctx context.Context, method string, params any) erro
 	return c.sendWith(ctx, 0, method, params, nil, nil)
 }
 
-// Close ends the connection: pending calls fail with an error matching
-// ErrClosed, the transport is closed (a server process is shut down as
-// CommandTransport describes), and Close returns once every goroutine of the
-// connection has ended. Close is idempotent; later calls return the first
-// call's result.
+// Close ends the connection: pending calls fail with ErrClosed, the
+// transport is closed (a process shut down as CommandTransport says), and
+// Close returns once every goroutine of the connection has ended. Later
+// calls return the first one's result.
 func (c *Connection) Close() error {
 	c.closeOnce.Do(func() {
 		c.closing.Store(true)
@@ -531,10 +510,9 @@ func (c *Connection) abort() {
 // by Close or because the server went away.
 func (c *Connection) Done() <-chan struct{} { return c.done }
 
-// Err returns nil while the connection is open. After it has ended, Err
-// returns an error matching ErrClosed that wraps the cause, if the server
-// went away: an [*ExitError] for a server process that exited, or the read
-// or write error.
+// Err returns nil while the connection is open; then an error matching
+// ErrClosed that wraps why the server went away (an *ExitError, a read or
+// write error), if it did.
 func (c *Connection) Err() error {
 	if !c.ended() {
 		return nil

@@ -24,10 +24,6 @@ const (
 	defaultMaxServerRequestSize = 4 << 20
 )
 
-// CodeServerBusy is the JSON-RPC error code of the answer to a server
-// request past Options.MaxServerRequests.
-const CodeServerBusy = -32000
-
 // dispatcher serves the server's requests and notifications. jsonrpc2 calls
 // Handle on its read goroutine, where waiting would stall every response, so
 // Handle only enqueues; one goroutine (run) serves the queue in order.

@@ -15,17 +15,6 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// Error codes the modern revision (2026-07-28) defines.
-const (
-	// CodeResourceNotFound is the code of an unknown resource in
-	// 2025-11-25; 2026-07-28 uses CodeInvalidParams (-32602) instead.
-	CodeResourceNotFound = -32002
-
-	CodeHeaderMismatch                  = -32020
-	CodeMissingRequiredClientCapability = -32021
-	CodeUnsupportedProtocolVersion      = -32022
-)
-
 // The _meta keys of the modern revision.
 const (
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"

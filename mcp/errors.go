@@ -8,14 +8,49 @@ import (
 	"unicode/utf8"
 )
 
-// ErrClosed is matched (errors.Is) by every error that reports a connection
-// that has ended, whether Close was called or the server went away. Such an
-// error also wraps the cause, for example an [*ExitError].
-var ErrClosed = errors.New("mcp: connection closed")
+// Errors a caller matches with errors.Is.
+var (
+	// ErrClosed: the connection has ended, by Close or because the server
+	// went away; the error wraps the cause (an [*ExitError], say).
+	ErrClosed = errors.New("mcp: connection closed")
+	// ErrBadResult: a result without the shape its method requires (a
+	// tools/call result that is null, say).
+	ErrBadResult = errors.New("mcp: malformed result")
+	// ErrInputRounds: the server kept asking for input past the bound of
+	// one call, 8 rounds or 64 answers (multi round-trips and the call's
+	// task's input requests together).
+	ErrInputRounds = errors.New("mcp: the server kept asking for input (too many rounds)")
+	// ErrNoRoots: SetRoots on a connection made without Options.Roots,
+	// which does not offer roots.
+	ErrNoRoots = errors.New("mcp: the connection does not offer roots (set Options.Roots)")
+	// ErrNoTaskSupport: StartToolTask of a call that cannot be a task (a
+	// 2025-11-25 server that offers no tool tasks, a tool whose
+	// execution.taskSupport is absent or "forbidden", or tasks turned off
+	// in Options); nothing is sent.
+	ErrNoTaskSupport = errors.New("mcp: the call cannot run as a task")
+	// ErrTaskCancelled: a task the server reports cancelled.
+	ErrTaskCancelled = errors.New("mcp: the task was cancelled")
+	// ErrUnknownTool: Manager.CallTool of a name no server exposes.
+	ErrUnknownTool = errors.New("mcp: unknown tool")
+	// ErrUnknownRef: a Manager method given a prompt or resource name no
+	// server has.
+	ErrUnknownRef = errors.New("mcp: no server has that prompt or resource")
+)
 
-// ErrBadResult is matched by errors for a result that does not have the shape
-// the method requires (for example a tools/call result that is null).
-var ErrBadResult = errors.New("mcp: malformed result")
+// JSON-RPC error codes: those of JSON-RPC, then MCP's own.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	CodeServerBusy                      = -32000 // the answer to a server request past Options.MaxServerRequests
+	CodeResourceNotFound                = -32002 // an unknown resource in 2025-11-25 (2026-07-28: CodeInvalidParams)
+	CodeHeaderMismatch                  = -32020 // 2026-07-28
+	CodeMissingRequiredClientCapability = -32021 // 2026-07-28
+	CodeUnsupportedProtocolVersion      = -32022 // 2026-07-28
+)
 
 // Error is a JSON-RPC error returned by the server. Match it with errors.As.
 type Error struct {
@@ -27,15 +62,6 @@ type Error struct {
 func (e *Error) Error() string {
 	return fmt.Sprintf("mcp: server error %d: %s", e.Code, e.Message)
 }
-
-// JSON-RPC error codes used by MCP.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-)
 
 // ExitError reports a server process that exited while the connection was in
 // use. Match it with errors.As; it wraps the error from exec.Cmd.Wait.
@@ -86,9 +112,8 @@ func lastLines(s string, n, max int) string {
 	return out
 }
 
-// MessageTooLargeError reports a message longer than the configured
-// maximum (MaxMessageSize): that call fails with it, and the connection
-// goes on. Match it with errors.As.
+// MessageTooLargeError reports a message longer than MaxMessageSize:
+// that call fails with it, and the connection goes on.
 type MessageTooLargeError struct {
 	Size int64 // bytes in the message
 	Max  int   // the configured maximum

@@ -12,37 +12,20 @@ import (
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
-// StreamableHTTPTransport connects to a remote server over the Streamable
-// HTTP transport (protocol revision 2025-11-25).
-//
-// Each message is POSTed with Accept: application/json, text/event-stream;
-// the answer is one JSON message or an SSE stream that may carry the
-// server's requests and notifications before the response. The
-// Mcp-Session-Id the server assigns is sent back, and MCP-Protocol-Version
-// once initialize has been answered. A 404 for a request with a session
-// starts a new session (initialize again) and retries the request once. A
-// stream that breaks before its response is resumed with a GET carrying
-// Last-Event-ID, after the server's retry delay (bounded backoff). After
-// the handshake a GET stream receives the server's own messages (a 405
-// means the server has none, and a new connection of the same transport
-// within a minute sends no GET). The transport also remembers a legacy
-// server, which its next connections do not probe. A failed POST (a 5xx, a dropped connection) fails
-// only its own call. A call POSTs its request and reads the answer in its
-// own goroutine; notifications and answers to the server's requests are
-// POSTed one at a time, in the order written, by a goroutine the stream
-// owns, and requests do not wait for them. Close lets those already written
-// go out, then sends DELETE for the session, each bounded by CloseTimeout.
-//
-// Server requests that arrive over HTTP (sampling, elicitation, roots) reach
-// the same Options handlers as on stdio; the answers are POSTed back.
+// StreamableHTTPTransport connects to a remote server over Streamable
+// HTTP (protocol revision 2025-11-25 and later): sessions, resumption of a
+// broken stream with Last-Event-ID, the GET stream of the server's own
+// messages, and DELETE at Close, as docs/connection.md describes. A failed
+// POST (a 5xx, a dropped connection) fails only its own call, with the Go
+// error (*HTTPStatusError, *RedirectError). A transport remembers what it
+// learnt of its server (its era; a 405 to GET, for a minute) for its next
+// connections.
 type StreamableHTTPTransport struct {
 	URL string
 
-	// Client makes the requests; nil means a client shared by the
-	// transports, with http.DefaultTransport's settings but up to 256 idle
-	// connections per host, so that concurrent calls reuse connections. A
-	// Client given is used as it is. Give it no overall Timeout: SSE
-	// streams stay open.
+	// Client makes the requests; nil means a shared client with up to 256
+	// idle connections per host. Give it no overall Timeout: SSE streams
+	// stay open.
 	Client *http.Client
 	// Headers are sent with every request; HeaderFunc, if set, adds headers
 	// to each (a fresh token, say).
@@ -53,18 +36,14 @@ type StreamableHTTPTransport struct {
 	// again, at most twice.
 	Auth Authorizer
 
-	// FallbackToSSE makes the transport switch to the legacy HTTP+SSE
-	// transport (SSETransport on the same URL) when the server answers the
-	// initialize POST with 400, 404 or 405, as the spec's backwards
-	// compatibility section describes.
+	// FallbackToSSE switches to HTTP+SSE (SSETransport on the same URL)
+	// when the server answers the initialize POST with 400, 404 or 405.
 	FallbackToSSE bool
 
-	// CloseTimeout bounds, in Close, the wait for the notifications already
-	// written and then the DELETE; zero means 2 seconds.
-	CloseTimeout time.Duration
-	// NotifyTimeout bounds the POST of a notification or of an answer to a
-	// server request, which the notifications and answers written after it
-	// wait for; zero means 10 seconds.
+	// CloseTimeout bounds each step of Close (the notifications already
+	// written, then the DELETE); zero means 2 seconds. NotifyTimeout bounds
+	// the POST of a notification or an answer; zero means 10 seconds.
+	CloseTimeout  time.Duration
 	NotifyTimeout time.Duration
 	// MaxMessageSize bounds one message; zero means 64 MiB.
 	MaxMessageSize int

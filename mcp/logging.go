@@ -42,11 +42,9 @@ type LoggingMessage struct {
 	Data   json.RawMessage `json:"data"`
 }
 
-// SetLoggingLevel asks the server to send log messages of level and above.
-// A legacy server is sent logging/setLevel. The modern revision removed
-// that method: there the level travels in the _meta of every later request
-// (io.modelcontextprotocol/logLevel), and the server sends log messages
-// only for requests that carry it.
+// SetLoggingLevel asks the server to send log messages of level and above:
+// logging/setLevel on a legacy server; on a modern one, the level goes in
+// the _meta of every later request, and only those get log messages.
 func (c *Connection) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
 	return c.era().setLoggingLevel(ctx, c, level)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcplug/mcplug/mcp/config"
 	"log/slog"
 	"maps"
 	"os"
@@ -13,138 +12,100 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcplug/mcplug/mcp/config"
+
 	"github.com/mcplug/mcplug/internal/httpstream"
 )
-
-// ErrUnknownTool is matched by the error of Manager.CallTool for a name
-// that no server exposes.
-var ErrUnknownTool = errors.New("mcp: unknown tool")
 
 // ManagerOptions configure a Manager. A nil *ManagerOptions, and every zero
 // field, means the default.
 type ManagerOptions struct {
-	// ConnectTimeout bounds each server's start and handshake. Zero means
-	// $MCP_TIMEOUT (milliseconds) if set, else 15 seconds.
-	ConnectTimeout time.Duration
-
-	// ToolTimeout bounds each tool call that has no earlier deadline. Zero
-	// means $MCP_TOOL_TIMEOUT (milliseconds) if set, else no bound beyond
-	// the caller's ctx.
-	ToolTimeout time.Duration
-
-	// ShutdownTimeout is CommandTransport.ShutdownTimeout for servers from
-	// config. Zero means 2 seconds.
+	// ConnectTimeout bounds each server's start and handshake; zero means
+	// $MCP_TIMEOUT (milliseconds), else 15 seconds. ToolTimeout bounds each
+	// tool call; zero means $MCP_TOOL_TIMEOUT, else only the caller's ctx.
+	// ShutdownTimeout is each CommandTransport's; zero means 2 seconds.
+	ConnectTimeout  time.Duration
+	ToolTimeout     time.Duration
 	ShutdownTimeout time.Duration
 
-	// RestartBackoff is the wait before a lost server is reconnected; it
-	// doubles with each failed attempt in a row, up to MaxRestartBackoff.
-	// Zero means 250 ms.
-	RestartBackoff time.Duration
-	// MaxRestartBackoff bounds the wait between reconnection attempts.
-	// Zero means 30 seconds.
+	// RestartBackoff is the wait before a lost server is reconnected,
+	// doubling with each failed attempt up to MaxRestartBackoff; zero
+	// means 250 ms and 30 seconds.
+	RestartBackoff    time.Duration
 	MaxRestartBackoff time.Duration
 
-	// ApproveServer decides on a project server (config.ScopeProject) that
-	// the user's settings neither approve nor reject, for programs that ask
-	// the user. It is called once per server, when the server is first
-	// connected, on its own goroutine; true approves it for the Manager's
-	// life. Nil leaves such servers in StateNeedsApproval until
-	// Manager.Approve.
+	// ApproveServer decides, once, on a project server the user's settings
+	// neither approve nor reject; true approves it for the Manager's life.
+	// Nil leaves it in StateNeedsApproval until Manager.Approve.
 	ApproveServer func(ctx context.Context, sc *config.Server) bool
 
-	// TrustWorkspace decides on the workspace of a config from LoadConfig
-	// that the user's settings do not trust (see config.Workspace), for programs
-	// that ask the user, as Claude Code's trust dialog does. It is called
-	// once, with the ctx of the first Connect, Tools, CallTool, Connection,
-	// Reconnect or SignIn, before any of the config's servers starts; true
-	// trusts the workspace for the Manager's life (see config.SaveTrust to
-	// remember it): the workspace's approvals then count, its project
-	// servers' headersHelpers run, and the user's own servers run in the
-	// project. Nil leaves the workspace untrusted.
+	// TrustWorkspace decides, once, on a workspace the user's settings do
+	// not trust (see config.Workspace), as Claude Code's trust dialog does,
+	// before any of its servers starts, under the ctx of the first call
+	// that needs a server. True trusts it for the Manager's life
+	// (config.SaveTrust remembers it); nil leaves it untrusted.
 	TrustWorkspace func(ctx context.Context, ws *config.Workspace) bool
 
-	// ServerOptions, if set, gives the Options of each server's
-	// Connection, as a function of the server's name and config entry (nil
-	// for a server added with Add): the handlers for sampling, elicitation,
-	// roots, logging and list changes, which so know the server that asks.
-	// It is called at each connection. The Manager fills in ClientInfo and
-	// Logger where they are empty, and calls its own tool-list refresh
-	// beside the ToolListChanged given. Nil means no handlers.
+	// ServerOptions, if set, gives each server's Options at each
+	// connection (sc is nil for a server of Add), so that handlers know
+	// the server that asks. ClientInfo and Logger are filled in where
+	// empty, and the Manager's tool-list refresh runs beside
+	// ToolListChanged.
 	ServerOptions func(name string, sc *config.Server) *Options
 
-	// Authorizer, if set, gives the Authorizer of each http and sse server
-	// from config (a *auth.Client of package mcp/auth, which can take the
-	// entry's OAuth client), as a function of its name and entry; nil
-	// leaves a server without one. It is called once per server, when the
-	// server is first connected: its tokens outlive reconnections.
+	// Authorizer, if set, gives the Authorizer of each http and sse
+	// server, once: its tokens outlive reconnections (package mcp/auth).
 	Authorizer func(name string, sc *config.Server) Authorizer
 
-	// ClientInfo and Logger are passed to every Connection (see Options).
+	// ClientInfo, Logger and Observer are every Connection's (see
+	// Options); the Observer sees the server's name in each Operation, and
+	// an Observer of ServerOptions takes its place for that server.
 	ClientInfo *Implementation
 	Logger     *slog.Logger
-
-	// Observer sees every server's Connection (see Options.Observer), with
-	// the server's name in each Operation; an Observer of ServerOptions'
-	// takes its place for that server, named too.
-	Observer Observer
+	Observer   Observer
 }
 
 // State is a server's state in a Manager.
 type State string
 
 const (
-	StatePending       State = "pending"        // not connected yet (Manager connects lazily)
-	StateConnected     State = "connected"      // connected, tools listed
-	StateReconnecting  State = "reconnecting"   // lost after it was connected; being brought back
-	StateFailed        State = "failed"         // config error, or its first start or handshake failed
-	StateDisabled      State = "disabled"       // "disabled": true in config, or a project server the user rejected
-	StateNeedsApproval State = "needs approval" // a project server the user has not approved
-	// StateNeedsAuthorization: the server asks for a sign-in that its
-	// Authorizer could not do on its own (it has no browser, or the server
-	// answered 401 or 403 to it). Err says why; Manager.SignIn cures it.
-	StateNeedsAuthorization State = "needs authorization"
+	StatePending            State = "pending"             // not connected yet (Manager connects lazily)
+	StateConnected          State = "connected"           // connected, tools listed
+	StateReconnecting       State = "reconnecting"        // lost after it was connected; being brought back
+	StateFailed             State = "failed"              // config error, or its first start or handshake failed
+	StateDisabled           State = "disabled"            // "disabled": true in config, or a project server the user rejected
+	StateNeedsApproval      State = "needs approval"      // a project server the user has not approved
+	StateNeedsAuthorization State = "needs authorization" // a sign-in its Authorizer cannot do alone (see Err; Manager.SignIn cures it)
 )
 
 // ServerStatus describes one server of a Manager. Err and Warnings never
 // hold secrets from the config: URL credentials and query values, header
 // and env values are redacted.
 type ServerStatus struct {
-	Name      string
-	State     State
-	Transport string       // "stdio", "http", "sse", or "custom" for Manager.Add
-	Scope     config.Scope // where the config entry came from; "" for Manager.Add and a program's own config
-	Source    string       // the config file, if any
-	Err       error        // why the server failed or is reconnecting: a *config.Error, an *ExitError, a timeout, …
-	Tools     int          // tools exposed
-	Restarts  int          // reconnections after the server was lost
-	// ProtocolVersion is the version agreed with the server; isModern
-	// tells its era (2026-07-28 and later: per-request metadata; earlier:
-	// the initialize handshake).
-	ProtocolVersion string
+	Name            string
+	State           State
+	Transport       string       // "stdio", "http", "sse", or "custom" for Manager.Add
+	Scope           config.Scope // where the config entry came from; "" for Manager.Add and a program's own config
+	Source          string       // the config file, if any
+	Err             error        // why the server failed or is reconnecting: a *config.Error, an *ExitError, a timeout, …
+	Tools           int          // tools exposed
+	Restarts        int          // reconnections after the server was lost
+	ProtocolVersion string       // the version agreed with the server
 	ServerInfo      Implementation
-	// Auth says how the server is authorized, when its Authorizer tells
-	// (a Method method, as *auth.Client has: "oauth: client credentials
-	// (private_key_jwt) + DPoP"); "" otherwise. It never holds a secret.
-	Auth     string
-	Warnings []string // e.g. tool names that collided, a project entry that replaces a user's
+	Auth            string   // how the server is authorized, when its Authorizer says (a MethodAuthorizer); never a secret
+	Warnings        []string // e.g. tool names that collided, a project entry that replaces a user's
 }
 
-// Manager owns many named servers and exposes their tools as one list, each
-// tool named mcp__<server>__<tool>. It connects servers lazily (on the first
-// Connect, Tools or CallTool) and in parallel; one server failing never
-// affects the others. A Manager is safe for concurrent use.
-//
-// Connections belong to the Manager, not to a caller: each server has one
-// goroutine of the Manager's that connects it (bounded by ConnectTimeout,
-// on the Manager's own context, never a caller's) and watches it. A server
-// lost after it was connected (a crash, a dropped remote connection) is
-// reconnected after RestartBackoff, doubling with each failed attempt up to
-// MaxRestartBackoff, until it is back or the Manager is closed. Meanwhile it
-// stays listed (StateReconnecting, its tools kept), and a call to one of its
-// tools waits for it as long as the call's ctx allows. The call that saw the
-// crash fails with the crash's error. A server whose first connection
-// fails stays failed until Reconnect. A server's
-// notifications/tools/list_changed refreshes its tools in the background.
+// Manager owns many named servers and exposes their tools as one list,
+// each named mcp__<server>__<tool>. It connects servers lazily and in
+// parallel, each on the Manager's own context (never a caller's); one
+// failing never affects the others. A server lost after it was connected
+// is reconnected with backoff until it is back or the Manager is closed:
+// meanwhile it stays listed (StateReconnecting, its tools kept) and a
+// call to one of its tools waits for it within the call's ctx; the call
+// that saw the loss fails with its error. A server whose first connection
+// fails stays failed until Reconnect. A Manager is safe for concurrent
+// use.
 type Manager struct {
 	opts   ManagerOptions
 	logger *slog.Logger

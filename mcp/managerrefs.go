@@ -13,10 +13,6 @@ import (
 // Manager routes GetPrompt, ReadResource, Subscribe and Complete by these
 // names to the right server, with the server's own name or URI.
 
-// ErrUnknownRef is matched by the error of a Manager method given a prompt
-// or resource name that no server has.
-var ErrUnknownRef = errors.New("mcp: no server has that prompt or resource")
-
 // ServerPrompt is a prompt of one of a Manager's servers.
 type ServerPrompt struct {
 	Prompt        // with Name as the server names it
@@ -39,12 +35,11 @@ type ServerResourceTemplate struct {
 	Ref    string // @<server>:<uriTemplate>, what Complete takes
 }
 
-// ExposedResource is how a Manager names the resource uri of server: the
-// form Claude Code shows, @<server>:<uri>, with any ':' and '%' of the
-// server's name written %3A and %25, so that the first ':' always ends
-// the server's name and no two servers' refs can be the same: the
-// resource "repo:notes" of server "gh" is @gh:repo:notes, the resource
-// "notes" of server "gh:repo" is @gh%3Arepo:notes.
+// ExposedResource is how a Manager names the resource uri of server, as
+// Claude Code shows it: @<server>:<uri>, with ':' and '%' of the server's
+// name written %3A and %25, so that the first ':' ends it (resource
+// "repo:notes" of server "gh" is @gh:repo:notes; "notes" of "gh:repo" is
+// @gh%3Arepo:notes).
 func ExposedResource(server, uri string) string { return "@" + refEscaper.Replace(server) + ":" + uri }
 
 var (

@@ -6,6 +6,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+
 	"github.com/mcplug/mcplug/mcp/config"
 )
 

@@ -32,11 +32,6 @@ const (
 	maxInputAnswers = 64
 )
 
-// ErrInputRounds is matched by the error of a call whose server kept
-// asking for input past the bound of one call: 8 rounds or 64 answers,
-// counted over its multi round-trips and its task's input requests.
-var ErrInputRounds = errors.New("mcp: the server kept asking for input (too many rounds)")
-
 // inputBudget is what the input of one call may still cost; the zero
 // value is a whole budget. It is safe for concurrent use.
 type inputBudget struct {

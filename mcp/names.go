@@ -7,18 +7,17 @@ import (
 	"strings"
 )
 
-// MaxToolNameLength is the longest tool name model APIs accept.
-const MaxToolNameLength = 64
+// maxToolNameLength is the longest tool name model APIs accept.
+const maxToolNameLength = 64
 
-// ExposedName returns the name a Manager gives to the tool of a server:
-// "mcp__<server>__<tool>", made to match ^[a-zA-Z0-9_-]{1,64}$. Every other
-// character becomes '_'; a name longer than 64 bytes is cut and ends with
-// '_' and 8 hex digits of a hash of the server and tool names, so it stays
-// stable and distinct. The Manager routes calls through a table, never by
-// splitting the name, so names containing "__" round-trip.
+// ExposedName returns the name a Manager gives to the tool of a server,
+// "mcp__<server>__<tool>", made to match ^[a-zA-Z0-9_-]{1,64}$: every other
+// character becomes '_', and a longer name is cut and ends with '_' and 8
+// hex digits of a hash of both names, stable and distinct. Calls are routed
+// by a table, never by splitting the name.
 func ExposedName(server, tool string) string {
 	name := "mcp__" + sanitize(server) + "__" + sanitize(tool)
-	if len(name) <= MaxToolNameLength {
+	if len(name) <= maxToolNameLength {
 		return name
 	}
 	return withHash(name, server, tool)
@@ -38,8 +37,8 @@ func disambiguate(server, tool string, taken func(string) bool) string {
 func withHash(name, server, tool string) string {
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
 	suffix := "_" + hex.EncodeToString(sum[:4])
-	if len(name)+len(suffix) > MaxToolNameLength {
-		name = name[:MaxToolNameLength-len(suffix)]
+	if len(name)+len(suffix) > maxToolNameLength {
+		name = name[:maxToolNameLength-len(suffix)]
 	}
 	return name + suffix
 }

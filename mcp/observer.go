@@ -11,74 +11,50 @@ import (
 	"github.com/mcplug/mcplug/internal/jsonrpc"
 )
 
-// An Observer sees what a Connection sends and what it serves, for
-// tracing and metrics: package otelmcp implements one with OpenTelemetry
-// (spans and metrics as its semantic conventions for MCP name them, trace
-// context carried in _meta). Set it in Options.Observer, or in
-// ManagerOptions.Observer for every server of a Manager, which names the
-// server in each Operation. With none set, nothing is built or called.
-//
-// The methods run on the goroutine of the call they observe and must be
-// safe for concurrent use; the functions they return are called exactly
-// once.
+// An Observer sees what a Connection sends and serves, for tracing and
+// metrics (package otelmcp: OpenTelemetry, with trace context in _meta).
+// With none set, nothing is built or called. Its methods run on the
+// goroutine of what they observe and must be safe for concurrent use; the
+// functions they return are called exactly once.
 type Observer interface {
-	// StartOperation is called before a request or a notification is
-	// sent. It returns the ctx the operation runs under, the members to
-	// add to the message's _meta (trace context: traceparent, tracestate,
-	// baggage; nil for none), and end, called with the outcome once the
-	// answer has come (or the request has failed, or the notification has
-	// been written). Each round of a multi round-trip request and each
-	// request about a task (tasks/get, tasks/update, …) is an operation of
-	// its own, under the caller's ctx.
+	// StartOperation is called before a request or notification is sent
+	// (each round of a multi round-trip request, and each tasks/ request,
+	// is one). It returns the operation's ctx, members for the message's
+	// _meta (trace context; nil for none), and end, called once the answer
+	// came, the request failed, or the notification was written.
 	StartOperation(ctx context.Context, op *Operation) (context.Context, map[string]string, func(Outcome))
 
-	// StartHandler is called when the server sends a request the
-	// Connection serves with a handler (sampling, elicitation, a task's
-	// result). meta holds the unprefixed string members of the request's
-	// _meta (trace context; at most 16, of at most 8 KiB each); the ctx
-	// returned is the handler's.
+	// StartHandler is called for a server request the Connection serves
+	// (sampling, elicitation, a task's result); meta holds the string
+	// members of its _meta (at most 16, 8 KiB each). The ctx returned is
+	// the handler's.
 	StartHandler(ctx context.Context, op *Operation, meta map[string]string) (context.Context, func(Outcome))
 
-	// StartSession is called once the handshake has succeeded; end is
-	// called when the connection ends, with nil after Close, else with an
-	// error matching ErrClosed that wraps the cause (the server went
-	// away).
+	// StartSession is called once the handshake succeeded; end gets nil
+	// after Close, else an error matching ErrClosed that wraps the cause.
 	StartSession(op *Operation) (end func(error))
 }
 
-// Operation describes an MCP message for an Observer.
+// Operation describes an MCP message for an Observer. RequestID is ""
+// for a notification and a session; Tool, Prompt, ResourceURI and TaskID
+// are the message's subject, when it has one; Server is the Manager's
+// name of the server; ProtocolVersion the one agreed (asked for, in the
+// handshake). Transport is "pipe" (stdio), "tcp" (HTTP, with
+// Address and Port) or "" (a transport of the program's own).
 type Operation struct {
-	Method string
-	// RequestID is a request's JSON-RPC id; "" for a notification (and in
-	// StartSession).
-	RequestID string
-	// Tool is the tool of tools/call, Prompt the prompt of prompts/get,
-	// ResourceURI the resource of resources/read, subscribe and
-	// unsubscribe, TaskID the task of a tasks/ request.
+	Method, RequestID                 string
 	Tool, Prompt, ResourceURI, TaskID string
-
-	// Server is the Manager's name of the server; "" outside a Manager.
-	Server string
-	// ProtocolVersion is the version agreed (the one asked for, during the
-	// handshake).
-	ProtocolVersion string
-	// SessionID is the Mcp-Session-Id of a Streamable HTTP session.
-	SessionID string
-	// Transport is "pipe" for a server run as a command (stdio), "tcp" for
-	// HTTP, "" for a transport of the program's own; Address and Port are
-	// an HTTP server's.
-	Transport string
-	Address   string
-	Port      int
+	Server, ProtocolVersion           string
+	SessionID                         string // Mcp-Session-Id
+	Transport, Address                string
+	Port                              int
 }
 
-// Outcome is how an operation ended.
+// Outcome is how an operation ended: Err is nil, the server's *Error, the
+// ctx's error or a transport failure; ToolError reports a tools/call
+// result with isError set.
 type Outcome struct {
-	// Err is nil on success; else the server's JSON-RPC *Error, the ctx's
-	// error, or a transport failure.
-	Err error
-	// ToolError reports a tools/call answered with a result whose isError
-	// is set (the tool ran and failed).
+	Err       error
 	ToolError bool
 }
 

@@ -23,10 +23,9 @@ type page[T any] struct {
 	CacheHints
 }
 
-// CacheHints are the caching hints of a result (2026-07-28: list results,
-// resources/read, server/discover). TTLMs is how long, in milliseconds, the
-// result may be taken as fresh (nil when the server gave none, which means
-// stale at once); CacheScope is "public" or "private" (who may cache it).
+// CacheHints are a 2026-07-28 result's caching hints: TTLMs, how long in
+// milliseconds it may be taken as fresh (nil: stale at once), and
+// CacheScope, "public" or "private".
 type CacheHints struct {
 	TTLMs      *int64 `json:"ttlMs,omitempty"`
 	CacheScope string `json:"cacheScope,omitempty"`

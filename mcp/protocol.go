@@ -5,16 +5,13 @@ import (
 	"fmt"
 )
 
-// Protocol versions. Modern versions (2026-07-28 and later) carry version,
-// capabilities and client info in every request's _meta; legacy versions
-// (2025-11-25 and earlier) open with the initialize handshake.
+// Protocol versions: the newest Connect speaks, and the one it offers in
+// initialize to a legacy server. Modern versions (2026-07-28 and later)
+// carry version, capabilities and client info in every request's _meta;
+// legacy ones (2025-11-25 and earlier) open with initialize.
 const (
-	// LatestProtocolVersion is the newest version Connect speaks: the one
-	// it prefers.
 	LatestProtocolVersion = "2026-07-28"
-	// LatestLegacyVersion is the version Connect offers in initialize when
-	// a server turns out to be legacy.
-	LatestLegacyVersion = "2025-11-25"
+	LatestLegacyVersion   = "2025-11-25"
 )
 
 // supportedVersions lists the versions Connect speaks, newest first.
@@ -60,10 +57,7 @@ type ServerCapabilities struct {
 	Resources    *ResourcesCapability       `json:"resources,omitempty"`
 	Tools        *ListChangedCapability     `json:"tools,omitempty"`
 	Tasks        json.RawMessage            `json:"tasks,omitempty"`
-	// Extensions are the extensions the server supports (2026-07-28), by
-	// identifier (for example ExtensionTasks), with their settings as the
-	// server sent them.
-	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"` // 2026-07-28, by identifier (ExtensionTasks, say)
 }
 
 // ListChangedCapability is a capability that may announce list changes.

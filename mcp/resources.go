@@ -71,11 +71,10 @@ func (c *Connection) ReadResource(ctx context.Context, params *ReadResourceParam
 	return &res, nil
 }
 
-// Subscribe asks the server to send notifications/resources/updated for
-// a resource; Options.ResourceUpdated receives them. A legacy server is
-// sent resources/subscribe; on a modern one, which removed it, the URI
-// joins the filter of the Connection's subscriptions/listen, which is
-// opened again with it.
+// Subscribe asks the server for notifications/resources/updated of a
+// resource (to Options.ResourceUpdated): resources/subscribe on a legacy
+// server; on a modern one, the URI joins the filter of the connection's
+// subscriptions/listen.
 func (c *Connection) Subscribe(ctx context.Context, params *SubscribeParams) error {
 	return c.era().subscribe(ctx, c, params, true)
 }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 )
 
@@ -14,14 +13,9 @@ type Root struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// ErrNoRoots is returned by SetRoots on a connection made without
-// Options.Roots: the client did not offer the roots capability.
-var ErrNoRoots = errors.New("mcp: the connection does not offer roots (set Options.Roots)")
-
-// SetRoots replaces the roots the server sees in roots/list and, when they
-// differ from the current ones, sends notifications/roots/list_changed to a
-// legacy server. A modern server, which removed that notification, asks for
-// the roots in each request that needs them, and so sees the new ones.
+// SetRoots replaces the roots the server sees in roots/list, and tells a
+// legacy server when they changed (notifications/roots/list_changed); a
+// modern server asks for them with each request that needs them.
 func (c *Connection) SetRoots(ctx context.Context, roots []Root) error {
 	if c.opts.Roots == nil {
 		return ErrNoRoots

@@ -33,8 +33,9 @@ func (m *Manager) sorted() []*server {
 // of every server, named mcp__<server>__<tool>; see ExposedName for the
 // rules. A tool without a description is described as "MCP tool <tool>
 // from <server>". A server being reconnected keeps its tools listed;
-// servers that failed contribute none. The error is non-nil only when ctx
-// ends or the Manager is closed.
+// servers that failed contribute none; a server's list_changed refreshes
+// its tools in the background. The error is non-nil only when ctx ends or
+// the Manager is closed.
 func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 	if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
 		return nil, err

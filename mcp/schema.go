@@ -13,9 +13,8 @@ import (
 )
 
 // OutputSchemaError reports a tool result whose structuredContent does not
-// match the outputSchema the tool declared (or is missing). It is not a
-// transport error: the server answered, with the wrong shape. Match it with
-// errors.As.
+// match (or lacks) the outputSchema the tool declared: the server answered,
+// with the wrong shape.
 type OutputSchemaError struct {
 	Tool   string
 	Err    error           // the validator's detail
@@ -61,9 +60,9 @@ type boundedSchema struct {
 	work int
 }
 
-// SchemaTooComplexError reports a JSON Schema that could cost too much to
-// apply: Work counts the subschemas one value may visit (each $ref
-// followed), past Max. A server's schema of that kind is not used.
+// SchemaTooComplexError reports a server's JSON Schema that could cost
+// too much to apply, which is not used: one value may visit Work
+// subschemas (each $ref followed), past Max.
 type SchemaTooComplexError struct {
 	Work, Max int
 }

@@ -8,11 +8,10 @@ import (
 	"github.com/mcplug/mcplug/internal/httpstream"
 )
 
-// SSETransport connects to a server that speaks the legacy HTTP+SSE
-// transport of protocol revision 2024-11-05: it GETs the SSE endpoint,
-// waits for the "endpoint" event, POSTs messages there (same origin only)
-// and reads the server's messages from the stream. ctx of Connect bounds
-// the wait for the endpoint only.
+// SSETransport connects to a server of the legacy HTTP+SSE transport
+// (2024-11-05): messages are POSTed to the endpoint the SSE stream names
+// (same origin only), and read from the stream. Connect's ctx bounds the
+// wait for the endpoint only.
 type SSETransport struct {
 	URL        string
 	Client     *http.Client // nil means the shared client (see StreamableHTTPTransport.Client)

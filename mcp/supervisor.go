@@ -7,8 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcplug/mcplug/mcp/config"
 	"time"
+
+	"github.com/mcplug/mcplug/mcp/config"
 )
 
 // Connect connects every server not yet tried, in parallel, each bounded by

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -46,26 +45,15 @@ func (s TaskStatus) Terminal() bool {
 const ExtensionTasks = "io.modelcontextprotocol/tasks"
 
 // Bounds of task polling: the server's pollInterval is honoured within
-// them; without one, DefaultTaskPollInterval.
+// them; without one, defaultTaskPollInterval.
 const (
-	MinTaskPollInterval     = 100 * time.Millisecond
-	MaxTaskPollInterval     = 10 * time.Second
-	DefaultTaskPollInterval = 500 * time.Millisecond
+	minTaskPollInterval     = 100 * time.Millisecond
+	maxTaskPollInterval     = 10 * time.Second
+	defaultTaskPollInterval = 500 * time.Millisecond
 )
 
 // defaultMaxTasks bounds the tasks a Connection follows at once.
 const defaultMaxTasks = 16
-
-// ErrTaskCancelled is matched by the error of a task the server reports
-// cancelled.
-var ErrTaskCancelled = errors.New("mcp: the task was cancelled")
-
-// ErrNoTaskSupport is matched by the error of StartToolTask for a call
-// that cannot be a task: on a 2025-11-25 server, one that offers no tasks
-// for tool calls, or a tool whose execution.taskSupport is absent or
-// "forbidden" (the spec forbids asking); or tasks turned off in Options.
-// Nothing is sent to the server.
-var ErrNoTaskSupport = errors.New("mcp: the call cannot run as a task")
 
 // Task is a task of the server's, as it last reported it. Its methods ask
 // the server again; a Task is not updated in place by notifications.
@@ -75,23 +63,16 @@ type Task struct {
 	StatusMessage string
 	CreatedAt     time.Time
 	LastUpdatedAt time.Time
-	// TTL is how long the server keeps the task after its creation; zero
-	// when unlimited or not said.
-	TTL time.Duration
-	// PollInterval is the server's suggested polling interval; zero when
-	// not said.
-	PollInterval time.Duration
-
-	// Result is the task's result once completed, when the server gave it
-	// with the status (2026-07-28; earlier revisions give it through
-	// Result); Err is its JSON-RPC error once failed.
+	// TTL is how long the server keeps the task after its creation, and
+	// PollInterval the polling interval it suggests; zero when not said.
+	TTL, PollInterval time.Duration
+	// Result is a completed task's result and Err a failed task's error,
+	// when the server gave them with the status (2026-07-28).
 	Result json.RawMessage
 	Err    *Error
-
-	// InputRequests are what a 2026-07-28 task waiting for input
-	// (TaskInputRequired) asks for, by key: answer them with UpdateTask
-	// (Wait and CallTool answer them with the Options handlers). A
-	// 2025-11-25 task asks with requests of its own instead.
+	// InputRequests are what a 2026-07-28 task in TaskInputRequired asks
+	// for, by key (see Update; Wait answers them with the Options
+	// handlers). A 2025-11-25 task sends requests of its own instead.
 	InputRequests map[string]InputRequest
 
 	conn *Connection
@@ -329,9 +310,9 @@ func (c *Connection) onTaskStatus(params json.RawMessage) {
 func (t *Task) pollInterval() time.Duration {
 	d := t.PollInterval
 	if d == 0 {
-		d = DefaultTaskPollInterval
+		d = defaultTaskPollInterval
 	}
-	return min(max(d, MinTaskPollInterval), MaxTaskPollInterval)
+	return min(max(d, minTaskPollInterval), maxTaskPollInterval)
 }
 
 // followTask follows the task t of a tools/call to its end and returns the
@@ -443,12 +424,10 @@ func (c *Connection) GetTask(ctx context.Context, id string) (*Task, error) {
 	return t, nil
 }
 
-// CancelTask asks the server to cancel the task (tasks/cancel) and returns
-// the task as the server reports it then: a 2025-11-25 server answers with
-// the task (cancelled), a 2026-07-28 server with an acknowledgement only,
-// and the Task is nil. The server may still finish the task; cancellation
-// is a request. A task that has ended is refused with a JSON-RPC error
-// (*Error, -32602 from a 2025-11-25 server).
+// CancelTask asks the server to cancel the task (tasks/cancel), which it
+// may still finish, and returns it as a 2025-11-25 server reports it (nil
+// from a 2026-07-28 server, which only acknowledges). An ended task is
+// refused with an *Error.
 func (c *Connection) CancelTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := c.roundTrip(ctx, "tasks/cancel", taskParams{TaskID: id})
 	if err != nil {
@@ -481,12 +460,10 @@ func (c *Connection) UpdateTask(ctx context.Context, id string, responses map[st
 }
 
 // StartToolTask calls a tool as a task and returns the task without
-// waiting for it: on a 2025-11-25 server the call asks for a task (the
-// server must offer tasks for tool calls, and the tool's
-// execution.taskSupport must be "optional" or "required", else the error
-// matches ErrNoTaskSupport and nothing is sent); a 2026-07-28 server
-// decides, and a tool it answers at once gives a Task already completed,
-// with no ID. Use Task.Wait for the result.
+// waiting for it (see Task.Wait). A 2025-11-25 server is asked for a task
+// only when it offers tool tasks and the tool's execution.taskSupport
+// allows one (else ErrNoTaskSupport); a 2026-07-28 server decides, and a
+// tool it answers at once gives a completed Task with no ID.
 func (c *Connection) StartToolTask(ctx context.Context, name string, args any) (*Task, error) {
 	arguments, err := encodeArguments(nil, args)
 	if err != nil {
@@ -513,10 +490,11 @@ func (c *Connection) StartToolTask(ctx context.Context, name string, args any) (
 	return t, nil
 }
 
-// Wait follows the task to its end, as CallTool does (polling within the
-// server's interval, answering its input requests, reporting status
-// messages to the ctx's progress callback), and returns its result. When
-// ctx ends first, the task is cancelled on the server.
+// Wait follows the task to its end, as CallTool does, and returns its
+// result: it polls at the server's interval, held within 100 ms and 10 s
+// (500 ms when the server gives none), answers the task's input requests,
+// and reports status messages to the ctx's progress callback. When ctx
+// ends first, the task is cancelled on the server.
 func (t *Task) Wait(ctx context.Context) (*CallToolResult, error) {
 	if t.ID == "" {
 		return decodeToolResult(t.Result)

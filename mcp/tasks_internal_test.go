@@ -9,11 +9,11 @@ import (
 
 func TestTaskPollIntervalBounds(t *testing.T) {
 	for given, want := range map[time.Duration]time.Duration{
-		0:                DefaultTaskPollInterval,
-		time.Millisecond: MinTaskPollInterval,
+		0:                defaultTaskPollInterval,
+		time.Millisecond: minTaskPollInterval,
 		2 * time.Second:  2 * time.Second,
-		time.Hour:        MaxTaskPollInterval,
-		-time.Second:     MinTaskPollInterval,
+		time.Hour:        maxTaskPollInterval,
+		-time.Second:     minTaskPollInterval,
 	} {
 		assert.Equal(t, want, (&Task{PollInterval: given}).pollInterval(), "server says %v", given)
 	}

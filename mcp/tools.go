@@ -16,18 +16,14 @@ import (
 // defaultInputSchema stands in for a tool's missing inputSchema.
 var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
 
-// Tools returns the server's tools, fetching every page of tools/list.
-//
-// A tool without a name is dropped, a tool without an inputSchema gets
-// {"type":"object"}, and a tool whose inputSchema is not a JSON object is
-// dropped; each is logged, and none fails the list. A cursor the server
-// repeats ends the listing (logged) rather than looping.
-//
-// The list is cached while it is known to be current: on a legacy server
-// that announces tools.listChanged, until notifications/tools/list_changed;
-// on a modern one, for the ttlMs the server gave (the smallest of its
-// pages), and also until a list change comes on subscriptions/listen when
-// Options.ToolListChanged listens for them.
+// Tools returns the server's tools, every page of tools/list. A tool
+// without a name, or whose inputSchema is not an object, is dropped, and
+// one without an inputSchema gets {"type":"object"} (each logged); a
+// repeated cursor ends the listing. The list is cached while known to be
+// current: on a legacy server that announces listChanged, until
+// notifications/tools/list_changed; on a modern one, for the ttlMs it
+// gave (the smallest of its pages), or until a list change on
+// subscriptions/listen when Options.ToolListChanged is set.
 func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
 	if tools, ok := c.toolCache.Get(); ok {
 		return tools, nil
@@ -87,18 +83,12 @@ func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 }
 
 // CallTool calls the named tool with args, which must encode to a JSON
-// object (a struct, a map, or a json.RawMessage); nil sends {}.
-//
-// When the tool declared an outputSchema (in the last listing of tools),
-// structuredContent is validated against it, and a mismatch is an
-// [*OutputSchemaError].
-//
-// A tool that ran and failed is a result with IsError set, not an error.
-// The error is non-nil when the call itself failed: a JSON-RPC error from
-// the server ([*Error], for example an unknown tool), a result that is not
-// an object or holds a content item that is not a block (ErrBadResult),
-// ctx ending, or the connection ending
-// (ErrClosed).
+// object (a struct, a map, a json.RawMessage); nil sends {}. A tool that
+// declared an outputSchema (in the last listing) has its structuredContent
+// validated ([*OutputSchemaError]). A tool that ran and failed is a result
+// with IsError set; the error reports a call that failed: a JSON-RPC
+// [*Error] (an unknown tool, say), a malformed result (ErrBadResult), ctx
+// ending, or the connection ending (ErrClosed).
 func (c *Connection) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
 	bp := argsBufPool.Get().(*[]byte)
 	defer argsBufPool.Put(bp)

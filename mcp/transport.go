@@ -35,14 +35,12 @@ func (f TransportFunc) Connect(ctx context.Context) (Stream, error) { return f(c
 // WriteObject may be called concurrently. Close unblocks a pending
 // ReadObject and releases everything the stream holds.
 //
-// The Streams of this package's transports offer more than these methods
-// (raw lines, HTTP headers, answers read by their caller, failed exchanges
-// handed to the call as Go errors), which the Connection uses for speed
-// and for the HTTP features; a Stream that wraps one of them (to log its messages, say)
-// hides them, and is served through these three methods only: messages
-// are decoded once more, and over Streamable HTTP the Connection can no
-// longer set the MCP-Protocol-Version and Mcp-Param-* headers. Wrap the
-// transport's byte stream or HTTP client instead.
+// The Streams of this package's transports offer the Connection more
+// than these methods (raw lines, HTTP headers, failures as Go errors). A
+// Stream that wraps one (to log its messages, say) hides that: messages
+// are decoded once more, and over Streamable HTTP the MCP-Protocol-Version
+// and Mcp-Param-* headers are lost. Wrap the byte stream or the HTTP
+// client instead.
 type Stream interface {
 	ReadObject(v any) error
 	WriteObject(obj any) error

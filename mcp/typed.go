@@ -23,13 +23,10 @@ func (e *ToolError) Error() string {
 	return fmt.Sprintf("mcp: tool %q failed: %s", e.Tool, preview([]byte(e.Result.Text())))
 }
 
-// CallToolAs calls a tool and decodes its structuredContent into a T. The
-// result is the one CallTool returns: validated against the tool's
-// outputSchema when it declared one (a mismatch is an *OutputSchemaError
-// that carries the result). A tool that failed is a *ToolError, and a
-// result without structuredContent, or one that does not decode into a
-// T, matches ErrBadResult; the result comes back in every case but a
-// failed call.
+// CallToolAs calls a tool, as CallTool does, and decodes its
+// structuredContent into a T. A tool that failed is a *ToolError; a result
+// without structuredContent, or that does not decode into a T, matches
+// ErrBadResult. The result comes back in every case but a failed call.
 func CallToolAs[T any](ctx context.Context, c ToolCaller, name string, args any) (T, *CallToolResult, error) {
 	var out T
 	res, err := c.CallTool(ctx, name, args)
