@@ -69,9 +69,6 @@ func (t *CommandTransport) Connect(ctx context.Context) (Stream, error) {
 // methods the Connection looks for.
 type commandStream struct{ *stdio.Process }
 
-func (s commandStream) readLine() ([]byte, error)        { return s.ReadLine() }
-func (s commandStream) writeLine(b []byte) error         { return s.WriteLine(b) }
-func (s commandStream) setReadDeadline(t time.Time) bool { return s.SetReadDeadline(t) }
-func (s commandStream) detach() bool                     { return s.Detach() }
-func (s commandStream) abort() error                     { return s.Abort() }
-func (s commandStream) useLogger(lg *slog.Logger)        { s.UseLogger(lg) }
+func (s commandStream) writeLine(b []byte) error  { return s.WriteLine(b) }
+func (s commandStream) abort() error              { return s.Abort() }
+func (s commandStream) useLogger(lg *slog.Logger) { s.UseLogger(lg) }

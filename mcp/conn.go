@@ -491,7 +491,7 @@ func (c *Connection) Close() error {
 		if err := c.conn.Close(); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
 			c.closeErr = err
 		}
-		<-c.stream.readDone
+		<-c.stream.r.Done()
 		<-c.done
 	})
 	return c.closeErr

@@ -11,27 +11,14 @@ import (
 // SetIdleRead changes how long c's stream may go unread between calls
 // before the background reader takes over, and wakes the background reader
 // to look again.
-func SetIdleRead(c *Connection, d time.Duration) {
-	c.stream.mu.Lock()
-	c.stream.idle, c.stream.bgWait = d, 0
-	c.stream.mu.Unlock()
-	c.stream.wakeBackground()
-}
+func SetIdleRead(c *Connection, d time.Duration) { c.stream.r.SetIdle(d) }
 
 // CallReads reports whether a call is reading c's stream.
-func CallReads(c *Connection) bool {
-	c.stream.mu.Lock()
-	defer c.stream.mu.Unlock()
-	return c.stream.reader > background
-}
+func CallReads(c *Connection) bool { return c.stream.r.CallReads() }
 
 // BackgroundSleep returns how long c's background reader sleeps while a
 // call reads.
-func BackgroundSleep(c *Connection) time.Duration {
-	c.stream.mu.Lock()
-	defer c.stream.mu.Unlock()
-	return c.stream.bgWait
-}
+func BackgroundSleep(c *Connection) time.Duration { return c.stream.r.BackgroundSleep() }
 
 // NewStreamWithWriteQueue is NewStream with another bound on the bytes
 // queued for writing.

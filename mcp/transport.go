@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"time"
 
 	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -86,11 +85,8 @@ type lineStream struct {
 	late *latelog.Target // nil when the logger was given
 }
 
-func (s *lineStream) readLine() ([]byte, error)        { return s.ReadLine() }
-func (s *lineStream) writeLine(b []byte) error         { return s.WriteLine(b) }
-func (s *lineStream) setReadDeadline(t time.Time) bool { return s.SetReadDeadline(t) }
-func (s *lineStream) detach() bool                     { return s.Detach() }
-func (s *lineStream) useLogger(lg *slog.Logger)        { s.late.Use(lg) }
+func (s *lineStream) writeLine(b []byte) error  { return s.WriteLine(b) }
+func (s *lineStream) useLogger(lg *slog.Logger) { s.late.Use(lg) }
 
 // NewInMemoryTransports returns two connected Transports, for tests and for
 // running a server in the same process: what one side writes, the other

@@ -1,6 +1,7 @@
 // Package jsonrpc is the client's JSON-RPC engine below package mcp:
-// requests encoded by hand into one line (AppendRequest), and the calls waiting
-// for their responses, matched by id (Pending). The Connection matches
+// requests encoded by hand into one line (AppendRequest), the calls waiting
+// for their responses, matched by id (Pending), and the Reader that takes
+// the responses out of a stream, letting a call read its own. The Connection matches
 // responses to its own requests itself, before
 // github.com/sourcegraph/jsonrpc2 sees the stream (which still serves the
 // server's requests and notifications): jsonrpc2's Call decodes each

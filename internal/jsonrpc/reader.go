@@ -1,0 +1,411 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/ndjson"
+)
+
+// A Reader reads a connection's stream: it takes the responses to the
+// connection's own requests out of it, routing each to its call, hands
+// the server's requests and notifications on, records why the stream
+// ended, and decides which goroutine reads.
+//
+// One goroutine at a time reads the stream: the reader. On Lines, whose
+// reads can be interrupted (stdio, in memory), a call that finds no reader
+// becomes it (Await). It reads until its own response arrives, routing
+// other responses to their calls and handing the server's requests and
+// notifications to Conn.Serve, then lets go. So a call made while no other
+// is in flight writes its request and reads its response itself, with no
+// hand-off between goroutines. If the call's ctx ends while it reads, a
+// read deadline interrupts it (a line half read is kept for the next
+// reader).
+//
+// The goroutine that calls ReadObject (jsonrpc2's) is the background
+// reader. It takes over when a reading call lets go while other calls
+// still wait, and once no call has read for an idle time (a millisecond),
+// so that the server's messages are read between calls too. It lets go
+// after a response when no call waits. On other sources it is the only
+// reader.
+type Reader struct {
+	lines    Lines                  // the stream's lines, when it has them
+	next     func() ([]byte, error) // else its messages
+	lead     bool                   // calls may read: lines whose reads can be interrupted
+	conn     Conn
+	readDone chan struct{} // closed when ReadObject has returned its error
+	once     sync.Once
+
+	reading atomic.Bool // reader != noReader, for a look without the lock
+
+	mu          sync.Mutex
+	reader      readerID
+	tickets     readerID
+	interrupted bool          // a past read deadline is set to stop the reader
+	idleSince   time.Time     // when a call last let go of reading
+	idle        time.Duration // idleRead; tests lengthen it
+	lastSeen    readerID      // the reader when the background reader last looked
+	bgWait      time.Duration // how long the background reader sleeps while a call reads
+	end         error         // why reading ended
+	wake        chan struct{}
+	timer       *time.Timer // the background reader's; only it uses the timer
+}
+
+// Lines is a stream of messages, one per line, whose reads a deadline can
+// interrupt: stdio and in-memory streams.
+type Lines interface {
+	// ReadLine returns the next line, valid until the next ReadLine.
+	ReadLine() ([]byte, error)
+	// SetReadDeadline sets the deadline of reads, and reports whether
+	// reads honour it.
+	SetReadDeadline(t time.Time) bool
+	// Detach hands the last line read over to the caller when it is a
+	// large one, so it need not be copied (see ndjson.Codec.Detach).
+	Detach() bool
+}
+
+// Conn is the connection a Reader reads for.
+type Conn interface {
+	// Route delivers a response to the call waiting for it and returns
+	// how many calls still wait. owned says whether the response's bytes
+	// outlive the next read.
+	Route(top ndjson.Top, owned bool) (waiting int)
+	// Serve handles a message of the server's that a call read (a request
+	// or notification; message is false for a line that is neither), in
+	// the order read.
+	Serve(line []byte, message bool)
+	// Waiting returns how many calls wait for a response.
+	Waiting() int
+	// End records that reading ended with err: every waiting call fails.
+	End(err error)
+	// Skip reports a line ReadObject skipped: it is not a JSON-RPC message.
+	Skip(line []byte, err error)
+}
+
+// A readerID names the goroutine that reads: a call's ticket, or one of
+// these.
+type readerID uint64
+
+const (
+	noReader readerID = iota
+	background
+)
+
+// idleRead is how long the stream may go unread between calls before the
+// background reader takes over.
+const idleRead = time.Millisecond
+
+// maxBackoff bounds the background reader's sleep while one call reads.
+const maxBackoff = time.Second
+
+// aLongTimeAgo is a read deadline that has passed: it interrupts a read.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// NewReader returns a Reader of lines, when the stream has them, or else
+// of next, which returns each message in a slice of its own.
+func NewReader(lines Lines, next func() ([]byte, error), conn Conn) *Reader {
+	r := &Reader{
+		lines:     lines,
+		next:      next,
+		conn:      conn,
+		readDone:  make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		idle:      idleRead,
+		idleSince: time.Now(), // the handshake's call may read at once
+		tickets:   background, // calls' tickets come after it
+	}
+	if lines != nil {
+		r.lead = lines.SetReadDeadline(time.Time{})
+	}
+	return r
+}
+
+// ReadObject hands jsonrpc2 the server's next request or notification.
+// Responses are routed to the calls waiting for them on the way.
+func (r *Reader) ReadObject(v any) error {
+	for {
+		line, err := r.backgroundNext()
+		if err != nil {
+			r.Finish(err)
+			r.once.Do(func() { close(r.readDone) })
+			return err
+		}
+		if err := ndjson.DecodeFresh(line, v); err != nil {
+			r.conn.Skip(line, err)
+			continue
+		}
+		return nil
+	}
+}
+
+// Done is closed once ReadObject has returned its error.
+func (r *Reader) Done() <-chan struct{} { return r.readDone }
+
+// backgroundNext returns the next message for jsonrpc2, reading whenever
+// the background reader is the reader.
+func (r *Reader) backgroundNext() ([]byte, error) {
+	for {
+		r.mu.Lock()
+		if r.end != nil {
+			err := r.end
+			r.mu.Unlock()
+			return nil, err
+		}
+		wait := time.Duration(0) // until woken
+		switch r.reader {
+		case background:
+		case noReader:
+			if idle := time.Since(r.idleSince); !r.lead || idle >= r.idle {
+				r.take(background)
+			} else {
+				wait = r.idle - idle
+			}
+		default:
+			// A call reads. It lets go without waking us unless we sleep
+			// long: we look again after idle, and back off while the same
+			// call goes on reading.
+			wait = backOff(r.reader == r.lastSeen, r.bgWait, r.idle)
+			r.lastSeen, r.bgWait = r.reader, wait
+		}
+		reading := r.reader == background
+		r.mu.Unlock()
+		if reading {
+			line, err := r.read()
+			switch {
+			case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
+				r.clearInterrupt()
+			case err != nil:
+				return nil, err
+			case !r.dispatch(line, background):
+				return line, nil
+			}
+			continue
+		}
+		r.sleep(wait)
+	}
+}
+
+// backOff is how long the background reader sleeps while a call reads:
+// idle at first, then twice as long each time it finds the same call still
+// reading (sameCall), up to maxBackoff. Never 0, which would mean "until
+// woken", and a call that lets go does not wake it.
+func backOff(sameCall bool, last, idle time.Duration) time.Duration {
+	if !sameCall {
+		return idle
+	}
+	return min(max(2*last, idle), maxBackoff)
+}
+
+// sleep waits for a wake-up, or for d when d > 0.
+func (r *Reader) sleep(d time.Duration) {
+	if d <= 0 {
+		<-r.wake
+		return
+	}
+	if r.timer == nil {
+		r.timer = time.NewTimer(d)
+	} else {
+		r.timer.Reset(d)
+	}
+	select {
+	case <-r.wake:
+		r.timer.Stop()
+	case <-r.timer.C:
+	}
+}
+
+func (r *Reader) wakeBackground() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// read returns the next message's bytes.
+func (r *Reader) read() ([]byte, error) {
+	if r.lines != nil {
+		return r.lines.ReadLine()
+	}
+	return r.next()
+}
+
+// dispatch serves a line the reader id has read: a response goes to its
+// call. It reports false for a message the background reader returns to
+// jsonrpc2; a call hands such a message to Conn.Serve itself, so the
+// server's messages are served in the order read.
+func (r *Reader) dispatch(line []byte, id readerID) bool {
+	top, ok := ndjson.ScanTop(line)
+	switch {
+	case ok && top.IsResponse():
+		waiting := r.conn.Route(top, r.lines == nil || r.lines.Detach())
+		if id == background && r.lead && waiting == 0 {
+			r.mu.Lock()
+			if r.reader == background {
+				r.setReader(noReader)
+				r.idleSince = time.Now()
+			}
+			r.mu.Unlock()
+		}
+		return true
+	case id == background:
+		return false
+	}
+	r.conn.Serve(line, ok && top.Method != nil)
+	return true
+}
+
+// Await returns the reply to pc, or ctx's error. When no one reads, the
+// caller reads until the reply arrives.
+func (r *Reader) Await(ctx context.Context, pc *Call) (Reply, error) {
+	if t := r.tryLead(); t != noReader {
+		return r.readFor(ctx, t, pc)
+	}
+	if ctx.Done() == nil {
+		return <-pc.C, nil
+	}
+	select {
+	case reply := <-pc.C:
+		return reply, nil
+	case <-ctx.Done():
+		return Reply{}, context.Cause(ctx)
+	}
+}
+
+// setReader makes id the reader. r.mu is held.
+func (r *Reader) setReader(id readerID) {
+	r.reader = id
+	r.reading.Store(id != noReader)
+}
+
+// tryLead makes the caller the reader, if there is none.
+func (r *Reader) tryLead() readerID {
+	if !r.lead || r.reading.Load() { // someone reads: no need for the lock
+		return noReader
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reader != noReader || r.end != nil {
+		return noReader
+	}
+	r.tickets++
+	r.take(r.tickets)
+	return r.tickets
+}
+
+// take makes id the reader. r.mu is held.
+func (r *Reader) take(id readerID) {
+	r.setReader(id)
+	if r.interrupted { // meant for the reader before
+		r.lines.SetReadDeadline(time.Time{})
+		r.interrupted = false
+	}
+}
+
+// readFor reads as reader t until pc's reply arrives or ctx ends.
+func (r *Reader) readFor(ctx context.Context, t readerID, pc *Call) (Reply, error) {
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { r.interrupt(t) })
+		defer stop()
+	}
+	for {
+		select {
+		case reply := <-pc.C:
+			r.letGo(t)
+			return reply, nil
+		default:
+		}
+		line, err := r.lines.ReadLine()
+		switch {
+		case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
+			r.clearInterrupt()
+			if ctx.Err() != nil {
+				r.letGo(t)
+				return Reply{}, context.Cause(ctx)
+			}
+		case err != nil:
+			r.Finish(err) // fails pc too
+		default:
+			r.dispatch(line, t)
+		}
+	}
+}
+
+// letGo ends t's turn as reader: the background reader goes on at once if
+// calls wait, and after idleRead otherwise.
+func (r *Reader) letGo(t readerID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reader != t {
+		return
+	}
+	if r.end == nil && r.conn.Waiting() > 0 {
+		r.setReader(background)
+		r.wakeBackground()
+		return
+	}
+	r.setReader(noReader)
+	r.idleSince = time.Now()
+	if r.bgWait > r.idle { // it backed off during a long call
+		r.bgWait = 0
+		r.wakeBackground()
+	}
+}
+
+// interrupt stops reader t's read, if t still reads.
+func (r *Reader) interrupt(t readerID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reader == t && !r.interrupted {
+		r.interrupted = r.lines.SetReadDeadline(aLongTimeAgo)
+	}
+}
+
+func (r *Reader) clearInterrupt() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.interrupted {
+		r.lines.SetReadDeadline(time.Time{})
+		r.interrupted = false
+	}
+}
+
+// Finish records that reading ended with err (Conn.End: every waiting
+// call fails), and the background reader returns err. Only the first err
+// counts.
+func (r *Reader) Finish(err error) {
+	r.conn.End(err)
+	r.mu.Lock()
+	if r.end == nil {
+		r.end = err
+	}
+	r.mu.Unlock()
+	r.wakeBackground()
+}
+
+// SetIdle changes how long the stream may go unread between calls before
+// the background reader takes over, and wakes it to look again (tests).
+func (r *Reader) SetIdle(d time.Duration) {
+	r.mu.Lock()
+	r.idle, r.bgWait = d, 0
+	r.mu.Unlock()
+	r.wakeBackground()
+}
+
+// CallReads reports whether a call is the reader (tests).
+func (r *Reader) CallReads() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reader > background
+}
+
+// BackgroundSleep returns how long the background reader sleeps while a
+// call reads (tests).
+func (r *Reader) BackgroundSleep() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bgWait
+}
