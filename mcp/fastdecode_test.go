@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"testing"
 
@@ -85,46 +84,6 @@ func BenchmarkStdlibDecodeSmallResult(b *testing.B) {
 		if err := json.Unmarshal(src, &r); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func TestPlain8(t *testing.T) {
-	slow := func(b []byte) bool {
-		for _, c := range b {
-			if c < 0x20 || c >= 0x80 || c == '\\' {
-				return false
-			}
-		}
-		return true
-	}
-	check := func(b []byte) {
-		t.Helper()
-		assert.Equal(t, slow(b), plain8(binary.LittleEndian.Uint64(b)), "%q", b)
-	}
-	special := []byte{0, 0x1f, 0x20, 0x21, '"', '[', '\\', ']', 0x7f, 0x80, 0xc3, 0xff}
-	for _, c := range special { // each special byte in each position, among plain and among specials
-		for pos := range 8 {
-			b := []byte("abcdefgh")
-			b[pos] = c
-			check(b)
-			for _, d := range special {
-				b2 := []byte{d, d, d, d, d, d, d, d}
-				b2[pos] = c
-				check(b2)
-			}
-		}
-	}
-	state := uint64(1)
-	for range 200_000 { // and random words
-		state ^= state << 13
-		state ^= state >> 7
-		state ^= state << 17
-		b := binary.LittleEndian.AppendUint64(nil, state)
-		check(b)
-		for i := range b {
-			b[i] = 0x20 + b[i]%0x60 // mostly plain: the interesting side
-		}
-		check(b)
 	}
 }
 
