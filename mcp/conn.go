@@ -100,7 +100,7 @@ func (c *Connection) maxServerRequestSize() int {
 // modernCapabilities returns what the options offer a modern server: the
 // same as capabilities, less what the modern revision removed (roots
 // list_changed, the tasks capability), with the tasks extension.
-func (o *Options) modernCapabilities() ClientCapabilities {
+func (o *Options) modernCapabilities() clientCapabilities {
 	caps := o.capabilities()
 	if caps.Roots != nil {
 		caps.Roots = &ListChangedCapability{}
@@ -113,8 +113,8 @@ func (o *Options) modernCapabilities() ClientCapabilities {
 }
 
 // capabilities returns what the options offer the server.
-func (o *Options) capabilities() ClientCapabilities {
-	var caps ClientCapabilities
+func (o *Options) capabilities() clientCapabilities {
+	var caps clientCapabilities
 	if o.Roots != nil {
 		caps.Roots = &ListChangedCapability{ListChanged: true}
 	}

@@ -234,7 +234,7 @@ func preview(b []byte) string {
 type (
 	initializeParams struct {
 		ProtocolVersion string             `json:"protocolVersion"`
-		Capabilities    ClientCapabilities `json:"capabilities"`
+		Capabilities    clientCapabilities `json:"capabilities"`
 		ClientInfo      Implementation     `json:"clientInfo"`
 	}
 	// taskCallParams is a tools/call asking a 2025-11-25 server for a
@@ -250,9 +250,9 @@ type (
 	}
 )
 
-// ClientCapabilities says which server requests this client serves. The
+// clientCapabilities says which server requests this client serves. The
 // Connection fills it from the handlers set in Options.
-type ClientCapabilities struct {
+type clientCapabilities struct {
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
 	Roots        *ListChangedCapability     `json:"roots,omitempty"`
 	Sampling     json.RawMessage            `json:"sampling,omitempty"`
