@@ -316,7 +316,7 @@ func (m *Manager) pendingReason(name string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.cfg.WaitsForTrust(name) {
-		return "; it is approved in the workspace's settings, which count once the workspace is trusted (SaveTrust, mcpls -trust)"
+		return "; it is approved in the workspace's settings, which count once the workspace is trusted (config.SaveTrust, mcpls -trust)"
 	}
 	return ""
 }

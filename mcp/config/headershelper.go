@@ -27,7 +27,7 @@ func (sc *Server) HTTPHeader(ctx context.Context) (http.Header, error) {
 		return h, nil
 	}
 	if sc.Scope == ScopeProject && !sc.trusted {
-		return nil, fmt.Errorf("%w of server %q: not run: it comes with the project, and the workspace is not trusted (SaveTrust, mcpls -trust)", ErrHeadersHelper, sc.Name)
+		return nil, fmt.Errorf("%w of server %q: not run: it comes with the project, and the workspace is not trusted (config.SaveTrust, mcpls -trust)", ErrHeadersHelper, sc.Name)
 	}
 	extra, err := headershelper.Run(ctx, sc.HeadersHelper, sc.workDir())
 	if err != nil {
