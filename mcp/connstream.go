@@ -21,7 +21,7 @@ import (
 // writes pick the stream's fastest path. It is the Reader's Conn.
 type connStream struct {
 	Stream
-	r     *jsonrpc.Reader
+	r     jsonrpc.Reader
 	lines lineIO // the Stream's raw lines, when it has them
 	c     *Connection
 
@@ -107,11 +107,10 @@ var (
 func newConnStream(s Stream, c *Connection) *connStream {
 	cs := &connStream{Stream: s, c: c}
 	var lines jsonrpc.Lines
+	var next func() ([]byte, error)
 	if l, ok := s.(lineIO); ok {
 		cs.lines, lines = l, l
-	}
-	var next func() ([]byte, error)
-	if rr, ok := s.(rawReader); ok {
+	} else if rr, ok := s.(rawReader); ok {
 		next = rr.readRaw
 	} else {
 		next = func() ([]byte, error) {
@@ -122,7 +121,7 @@ func newConnStream(s Stream, c *Connection) *connStream {
 			return raw, nil
 		}
 	}
-	cs.r = jsonrpc.NewReader(lines, next, cs)
+	cs.r.Init(lines, next, cs)
 	if r, ok := s.(failureRouter); ok {
 		r.routeFailures(c.failRequest)
 	}

@@ -108,20 +108,23 @@ var aLongTimeAgo = time.Unix(1, 0)
 // NewReader returns a Reader of lines, when the stream has them, or else
 // of next, which returns each message in a slice of its own.
 func NewReader(lines Lines, next func() ([]byte, error), conn Conn) *Reader {
-	r := &Reader{
-		lines:     lines,
-		next:      next,
-		conn:      conn,
-		readDone:  make(chan struct{}),
-		wake:      make(chan struct{}, 1),
-		idle:      idleRead,
-		idleSince: time.Now(), // the handshake's call may read at once
-		tickets:   background, // calls' tickets come after it
-	}
+	r := new(Reader)
+	r.Init(lines, next, conn)
+	return r
+}
+
+// Init makes r, a zero Reader (one inside its connection, say), a Reader
+// as NewReader returns it.
+func (r *Reader) Init(lines Lines, next func() ([]byte, error), conn Conn) {
+	r.lines, r.next, r.conn = lines, next, conn
+	r.readDone = make(chan struct{})
+	r.wake = make(chan struct{}, 1)
+	r.idle = idleRead
+	r.idleSince = time.Now() // the handshake's call may read at once
+	r.tickets = background   // calls' tickets come after it
 	if lines != nil {
 		r.lead = lines.SetReadDeadline(time.Time{})
 	}
-	return r
 }
 
 // ReadObject hands jsonrpc2 the server's next request or notification.
