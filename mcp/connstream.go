@@ -55,9 +55,22 @@ type directPoster interface {
 
 // rawReader is a Stream that holds whole messages, each its own slice (the
 // HTTP transports' inbox): they are handed over as they are, not decoded
-// into a json.RawMessage first.
+// into a json.RawMessage first. rawMessages marks this package's streams,
+// so that no Stream of the program's is read through a ReadRaw of its own.
 type rawReader interface {
-	readRaw() ([]byte, error)
+	jsonrpc.Messages
+	rawMessages()
+}
+
+// objectMessages reads a Stream of the program's own through ReadObject.
+type objectMessages struct{ Stream }
+
+func (s objectMessages) ReadRaw() ([]byte, error) {
+	var raw json.RawMessage
+	if err := s.ReadObject(&raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }
 
 // failureRouter is a Stream whose failed exchanges fail only their
@@ -107,21 +120,16 @@ var (
 func newConnStream(s Stream, c *Connection) *connStream {
 	cs := &connStream{Stream: s, c: c}
 	var lines jsonrpc.Lines
-	var next func() ([]byte, error)
-	if l, ok := s.(lineIO); ok {
-		cs.lines, lines = l, l
-	} else if rr, ok := s.(rawReader); ok {
-		next = rr.readRaw
-	} else {
-		next = func() ([]byte, error) {
-			var raw json.RawMessage
-			if err := s.ReadObject(&raw); err != nil {
-				return nil, err
-			}
-			return raw, nil
-		}
+	var msgs jsonrpc.Messages
+	switch st := s.(type) {
+	case lineIO:
+		cs.lines, lines = st, st
+	case rawReader:
+		msgs = st
+	default:
+		msgs = objectMessages{s}
 	}
-	cs.r.Init(lines, next, cs)
+	cs.r.Init(lines, msgs, cs)
 	if r, ok := s.(failureRouter); ok {
 		r.routeFailures(c.failRequest)
 	}

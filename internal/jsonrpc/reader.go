@@ -33,8 +33,8 @@ import (
 // after a response when no call waits. On other sources it is the only
 // reader.
 type Reader struct {
-	lines    Lines                  // the stream's lines, when it has them
-	next     func() ([]byte, error) // else its messages
+	lines    Lines    // the stream's lines, when it has them
+	msgs     Messages // else its messages
 	lead     bool                   // calls may read: lines whose reads can be interrupted
 	conn     Conn
 	readDone chan struct{} // closed when ReadObject has returned its error
@@ -66,6 +66,11 @@ type Lines interface {
 	// Detach hands the last line read over to the caller when it is a
 	// large one, so it need not be copied (see ndjson.Codec.Detach).
 	Detach() bool
+}
+
+// Messages is a stream of whole messages, each in a slice of its own.
+type Messages interface {
+	ReadRaw() ([]byte, error)
 }
 
 // Conn is the connection a Reader reads for.
@@ -106,17 +111,17 @@ const maxBackoff = time.Second
 var aLongTimeAgo = time.Unix(1, 0)
 
 // NewReader returns a Reader of lines, when the stream has them, or else
-// of next, which returns each message in a slice of its own.
-func NewReader(lines Lines, next func() ([]byte, error), conn Conn) *Reader {
+// of msgs.
+func NewReader(lines Lines, msgs Messages, conn Conn) *Reader {
 	r := new(Reader)
-	r.Init(lines, next, conn)
+	r.Init(lines, msgs, conn)
 	return r
 }
 
 // Init makes r, a zero Reader (one inside its connection, say), a Reader
 // as NewReader returns it.
-func (r *Reader) Init(lines Lines, next func() ([]byte, error), conn Conn) {
-	r.lines, r.next, r.conn = lines, next, conn
+func (r *Reader) Init(lines Lines, msgs Messages, conn Conn) {
+	r.lines, r.msgs, r.conn = lines, msgs, conn
 	r.readDone = make(chan struct{})
 	r.wake = make(chan struct{}, 1)
 	r.idle = idleRead
@@ -233,7 +238,7 @@ func (r *Reader) read() ([]byte, error) {
 	if r.lines != nil {
 		return r.lines.ReadLine()
 	}
-	return r.next()
+	return r.msgs.ReadRaw()
 }
 
 // dispatch serves a line the reader id has read: a response goes to its

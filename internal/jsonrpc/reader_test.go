@@ -188,16 +188,21 @@ func TestACancelledReadingCallLeavesTheRestToTheNext(t *testing.T) {
 	assert.ErrorIs(t, <-ended, io.EOF)
 }
 
+// chanMessages are the messages sent on a channel, until it is closed.
+type chanMessages chan []byte
+
+func (c chanMessages) ReadRaw() ([]byte, error) {
+	b, ok := <-c
+	if !ok {
+		return nil, io.ErrUnexpectedEOF
+	}
+	return b, nil
+}
+
 func TestTheBackgroundReaderReturnsTheServersMessages(t *testing.T) {
 	msgs := make(chan []byte, 4)
 	conn := &fakeConn{}
-	r := NewReader(nil, func() ([]byte, error) {
-		b, ok := <-msgs
-		if !ok {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return b, nil
-	}, conn)
+	r := NewReader(nil, chanMessages(msgs), conn)
 	pc := conn.await("7")
 	msgs <- []byte(`{"jsonrpc":"2.0","id":7,"result":{}}`)
 	msgs <- []byte(`{"jsonrpc":"2.0","method":"ping","id":"s1"}`)
