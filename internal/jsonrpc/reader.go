@@ -35,7 +35,7 @@ import (
 type Reader struct {
 	lines    Lines    // the stream's lines, when it has them
 	msgs     Messages // else its messages
-	lead     bool                   // calls may read: lines whose reads can be interrupted
+	lead     bool     // calls may read: lines whose reads can be interrupted
 	conn     Conn
 	readDone chan struct{} // closed when ReadObject has returned its error
 	once     sync.Once
