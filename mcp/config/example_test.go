@@ -2,6 +2,9 @@ package config_test
 
 import (
 	"fmt"
+	"log"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcplug/mcplug/mcp/config"
@@ -28,4 +31,32 @@ func ExampleParse() {
 	// files: stdio npx [-y files-server /tmp]
 	// search: mcp: example.json: server "search": headers.Authorization: environment variable MCPLUG_EXAMPLE_UNSET is not set (set it, or write ${MCPLUG_EXAMPLE_UNSET:-default})
 	// config ok: false
+}
+
+// A program that asks the user about a project server records the answer
+// as Claude Code does; it counts once the workspace is trusted, and a
+// rejection wins over every approval.
+func ExampleSaveApproval() {
+	home, _ := os.MkdirTemp("", "home")
+	project, _ := os.MkdirTemp("", "repo")
+	defer os.RemoveAll(home)
+	defer os.RemoveAll(project)
+	defer os.Setenv("HOME", os.Getenv("HOME"))
+	os.Setenv("HOME", home)
+	os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(`{"mcpServers": {"lint": {"command": "./lint-server"}}}`), 0o644)
+
+	if err := config.SaveApproval(project, "lint", true); err != nil {
+		log.Fatal(err)
+	}
+	cfg, _ := config.Load(project)
+	fmt.Println("untrusted:", cfg.Servers["lint"].Approval == config.Approved, cfg.WaitsForTrust("lint"))
+	fmt.Println("trusted:", cfg.Trusted().Servers["lint"].Approval == config.Approved)
+
+	config.SaveApproval(project, "lint", false)
+	cfg, _ = config.Load(project)
+	fmt.Println("rejected:", cfg.Trusted().Servers["lint"].Approval == config.Rejected)
+	// Output:
+	// untrusted: false true
+	// trusted: true
+	// rejected: true
 }
