@@ -74,3 +74,23 @@ func TestAURLThatIsNotHTTPSaysSo(t *testing.T) {
 	assert.Contains(t, err.Error(), "ftp://files.example/mcp", "the error names the URL")
 	assert.NotContains(t, err.Error(), "secret", "without its query values")
 }
+
+func TestAnUnparsableURLKeepsItsSecretsOutOfTheError(t *testing.T) {
+	tests := []struct {
+		name string
+		t    mcp.Transport
+	}{
+		{"HTTP+SSE", &mcp.SSETransport{URL: "http://127.0.0.1:1/sse?token=s3cret\x7f"}},
+		{"Streamable HTTP", &mcp.StreamableHTTPTransport{URL: "http://127.0.0.1:1/mcp?token=s3cret\x7f"}},
+		{"user info", mcp.NewHTTPTransport("http://u:s3cret@127.0.0.1:1/mcp\x7f", nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			noLeaks(t)
+			_, err := mcp.Connect(ctxTimeout(t, 5*time.Second), tt.t, &mcp.Options{Logger: quiet})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "invalid control character", "the error says what is wrong")
+			assert.NotContains(t, err.Error(), "s3cret")
+		})
+	}
+}

@@ -66,7 +66,7 @@ func OpenSSE(ctx context.Context, c Config) (*SSE, error) {
 func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*SSE, error) {
 	base, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: sse url: %w", err)
+		return nil, fmt.Errorf("mcp: sse url: %w", redact.Err(err))
 	}
 	life, cancel := context.WithCancel(context.Background())
 	s := &SSE{cfg: cfg, in: in, out: newInbox(cfg.errs.BadResult), life: life, cancel: cancel}
