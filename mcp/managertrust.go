@@ -32,6 +32,12 @@ func (m *Manager) decideTrust(ctx context.Context) error {
 				return ctx.Err()
 			}
 		}
+		trusted := m.cfg.Trusted()
+		if trusted == m.cfg { // not Load's: trust would change nothing, so nothing is asked
+			m.trustDecided = true
+			m.mu.Unlock()
+			return nil
+		}
 		asking := make(chan struct{})
 		m.trustAsking = asking
 		ws := *m.cfg.Workspace
@@ -49,7 +55,7 @@ func (m *Manager) decideTrust(ctx context.Context) error {
 		}
 		m.trustDecided = true
 		if ok && !m.closed {
-			m.cfg = m.cfg.Trusted()
+			m.cfg = trusted
 			for name, s := range m.servers {
 				if s.cfg != nil {
 					delete(m.servers, name)

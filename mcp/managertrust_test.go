@@ -34,6 +34,19 @@ func TestTrustWorkspaceHook(t *testing.T) {
 		assert.ErrorContains(t, st.Err, "once the workspace is trusted")
 		assert.NoFileExists(t, ran)
 	})
+	t.Run("a config the program built is not asked about, whatever its Workspace says", func(t *testing.T) {
+		noLeaks(t)
+		cfg := configOf(t, map[string]any{"mine": scenarioEntry("basic")})
+		cfg.Workspace = &config.Workspace{Dir: t.TempDir(), Root: t.TempDir()}
+		var asked atomic.Int32
+		m := newManager(t, cfg, &mcp.ManagerOptions{TrustWorkspace: func(context.Context, *config.Workspace) bool {
+			asked.Add(1)
+			return true
+		}})
+		require.NoError(t, m.Connect(ctxTimeout(t, 10*time.Second)))
+		assert.Equal(t, int32(0), asked.Load(), "trust would change nothing in it")
+		assert.Equal(t, mcp.StateConnected, statusOf(m)["mine"].State)
+	})
 	for _, answer := range []bool{true, false} {
 		t.Run("asked once; its answer decides: "+map[bool]string{true: "trusted", false: "not trusted"}[answer], func(t *testing.T) {
 			noLeaks(t)
