@@ -21,9 +21,10 @@ import (
 // writes pick the stream's fastest path. It is the Reader's Conn.
 type connStream struct {
 	Stream
-	r     jsonrpc.Reader
-	lines lineIO // the Stream's raw lines, when it has them
-	c     *Connection
+	r       jsonrpc.Reader
+	lines   lineIO       // the Stream's raw lines, when it has them
+	headers headerWriter // the Stream, when it sends headers (Streamable HTTP)
+	c       *Connection
 
 	poster directPoster     // the Stream, when it answers the writer of a request
 	own    func(ndjson.Top) // routes a response a call read itself
@@ -130,6 +131,7 @@ func newConnStream(s Stream, c *Connection) *connStream {
 		msgs = objectMessages{s}
 	}
 	cs.r.Init(lines, msgs, cs)
+	cs.headers, _ = s.(headerWriter)
 	if r, ok := s.(failureRouter); ok {
 		r.routeFailures(c.failRequest)
 	}
@@ -245,11 +247,11 @@ func (s *connStream) writeRequest(ctx context.Context, b []byte, h http.Header) 
 // the stream to send with it (Streamable HTTP).
 func (s *connStream) writeLineWith(b []byte, h http.Header) error {
 	var err error
-	switch hw, ok := s.Stream.(headerWriter); {
+	switch {
 	case s.lines != nil:
 		err = s.lines.writeLine(b)
-	case ok && h != nil:
-		err = hw.writeWithHeaders(b[:len(b)-1], h)
+	case s.headers != nil && h != nil:
+		err = s.headers.writeWithHeaders(b[:len(b)-1], h)
 	default:
 		err = s.Stream.WriteObject(json.RawMessage(b[:len(b)-1]))
 	}

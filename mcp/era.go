@@ -544,7 +544,7 @@ func (c *Connection) era() era {
 // legacy: no _meta is added). The _meta members are encoded here, once,
 // not per request.
 func (c *Connection) setVersion(version string) {
-	if hw, ok := c.stream.Stream.(headerWriter); ok {
+	if hw := c.stream.headers; hw != nil {
 		hw.setProtocolVersion(version, version != "" && isModern(version))
 	}
 	if version == "" || !isModern(version) {
@@ -571,8 +571,7 @@ func headersFrom(ctx context.Context) http.Header {
 
 // overHTTP reports whether the Connection's stream is Streamable HTTP.
 func (c *Connection) overHTTP() bool {
-	_, ok := c.stream.Stream.(headerWriter)
-	return ok
+	return c.stream.headers != nil
 }
 
 func (c *Connection) buildMeta(version string, level LoggingLevel) *modern {
