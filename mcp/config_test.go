@@ -39,8 +39,7 @@ func configOf(t *testing.T, servers map[string]any) *config.Config {
 
 func TestStdioServersRunInTheProject(t *testing.T) {
 	noLeaks(t)
-	home, project := t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
+	home, project := testdir.Scratch(t)
 	sub := filepath.Join(project, "tools")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
 	project, _ = filepath.EvalSymlinks(project)

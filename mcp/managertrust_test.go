@@ -219,8 +219,7 @@ func TestManagerStartsNoUnapprovedProjectServer(t *testing.T) {
 // server "proj", which would create the file ran if it were started.
 func projectWithServer(t *testing.T) (home, project, ran string) {
 	t.Helper()
-	home, project = t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
+	home, project = testdir.Scratch(t)
 	ran = filepath.Join(t.TempDir(), "ran")
 	testdir.Write(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "touch", "args": ["`+ran+`"]}}}`)
 	return home, project, ran

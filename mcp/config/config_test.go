@@ -13,8 +13,7 @@ import (
 )
 
 func TestLoadConfigPrecedence(t *testing.T) {
-	home, project := t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
+	home, project := testdir.Scratch(t)
 	testdir.Write(t, filepath.Join(home, ".claude", "settings.json"), `{
 		"permissions": {"allow": ["Bash"]},
 		"mcpServers": {
@@ -48,8 +47,7 @@ func TestLoadConfigPrecedence(t *testing.T) {
 }
 
 func TestLoadConfigBrokenFileHidesNothing(t *testing.T) {
-	home, project := t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
+	home, project := testdir.Scratch(t)
 	testdir.Write(t, filepath.Join(home, ".claude", "settings.json"), `{"mcpServers": {"good": {"command": "ok"}}}`)
 	testdir.Write(t, filepath.Join(project, ".claude", "settings.json"), `{not json`)
 	testdir.Write(t, filepath.Join(project, ".mcp.json"), `{"bad": 42, "fine": {"command": "x"}}`)
@@ -124,8 +122,7 @@ func TestParseConfigEntries(t *testing.T) {
 }
 
 func TestConfigScopes(t *testing.T) {
-	home, project := t.TempDir(), t.TempDir()
-	t.Setenv("HOME", home)
+	home, project := testdir.Scratch(t)
 	abs, _ := filepath.EvalSymlinks(project)
 	testdir.Write(t, filepath.Join(home, ".claude.json"), `{
 		"mcpServers": {"everywhere": {"command": "user-claude-json"}, "mine": {"command": "mine"}},
