@@ -22,28 +22,13 @@ var ErrNotRegular = errors.New("mcp: not a regular file")
 var ErrTooLarge = errors.New("mcp: file too large")
 
 // Read reads the regular file path, at most max bytes. A missing
-// file gives (nil, nil). The file is opened without blocking, so that a
-// named pipe cannot hold the caller, and its type and size are checked on
-// the open file.
+// file gives (nil, nil). See Open for how it is opened.
 func Read(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	f, err := Open(path, max)
+	if f == nil || err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, info.Mode().Type())
-	}
-	if info.Size() > max {
-		return nil, fmt.Errorf("%w: %d bytes, the bound is %d", ErrTooLarge, info.Size(), max)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
@@ -52,6 +37,48 @@ func Read(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
 	}
 	return b, nil
+}
+
+// Open opens the regular file path for reading, if it is at most max
+// bytes; a missing file gives (nil, nil). Its type is checked before it is
+// opened, so that a path linking to a device is never opened (opening a
+// serial port raises its DTR line and resets many boards), and again on
+// the open file, which must be the one checked; it is opened without
+// blocking, so that a named pipe put in its place cannot hold the caller.
+// A reader should still stop at max+1 bytes: the file may grow.
+func Open(path string, max int64) (*os.File, error) {
+	before, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(before))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+	case !info.Mode().IsRegular():
+		err = fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(info))
+	case !os.SameFile(before, info):
+		err = fmt.Errorf("%w: it was replaced while opened", ErrNotRegular)
+	case info.Size() > max:
+		err = fmt.Errorf("%w: %d bytes, the bound is %d", ErrTooLarge, info.Size(), max)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // ReadJSONObject reads the settings file path as a JSON object, keeping
