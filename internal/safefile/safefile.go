@@ -5,6 +5,7 @@
 package safefile
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -110,6 +111,15 @@ func ReadJSONObject(path string, max int64) (map[string]any, error) {
 // decision written there. The new content goes to a temporary file in dir
 // that is renamed over the old one, so a reader never sees half of it.
 func Write(dir, name string, data []byte) error {
+	return WriteFunc(dir, name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write with the new content written by write, which may
+// stream it; when write fails, the file is left as it was.
+func WriteFunc(dir, name string, write func(io.Writer) error) error {
 	path := filepath.Join(dir, name)
 	info, err := os.Lstat(dir)
 	switch {
@@ -138,7 +148,12 @@ func Write(dir, name string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -15,42 +15,50 @@ type approvalSettings struct {
 	disabled map[string]bool
 }
 
-func (a *approvalSettings) read(b []byte) {
-	var s struct {
-		All      bool     `json:"enableAllProjectMcpServers"`
-		Enabled  []string `json:"enabledMcpjsonServers"`
-		Disabled []string `json:"disabledMcpjsonServers"`
+// approvalKeys are the members of a settings file (or of a project's
+// entry of ~/.claude.json) that decide on project servers.
+var approvalKeys = []string{"enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers"}
+
+// read adds the decisions of the members m of a settings object, read
+// with exact keys; a member that is not of its type is passed over, as
+// Claude Code passes it over.
+func (a *approvalSettings) read(m map[string]json.RawMessage) {
+	var all bool
+	var enabled, disabled []string
+	if field(m, "enableAllProjectMcpServers", &all) == nil {
+		a.all = a.all || all
 	}
-	if len(b) == 0 || json.Unmarshal(b, &s) != nil {
-		return
-	}
-	a.all = a.all || s.All
-	for _, n := range s.Enabled {
-		if a.enabled == nil {
-			a.enabled = map[string]bool{}
+	if field(m, "enabledMcpjsonServers", &enabled) == nil {
+		for _, n := range enabled {
+			if a.enabled == nil {
+				a.enabled = map[string]bool{}
+			}
+			a.enabled[n] = true
 		}
-		a.enabled[n] = true
 	}
-	for _, n := range s.Disabled {
-		if a.disabled == nil {
-			a.disabled = map[string]bool{}
+	if field(m, "disabledMcpjsonServers", &disabled) == nil {
+		for _, n := range disabled {
+			if a.disabled == nil {
+				a.disabled = map[string]bool{}
+			}
+			a.disabled[n] = true
 		}
-		a.disabled[n] = true
 	}
 }
 
 // decide is what the settings together say of the project server name:
-// a rejection in any wins, then an approval in any.
-func decide(name string, settings ...*approvalSettings) Approval {
-	approved := false
-	for _, a := range settings {
+// a rejection in any of all wins (a rejection only narrows what runs, so it
+// counts wherever it is written), then an approval in any of approvers.
+func decide(name string, all []*approvalSettings, approvers ...*approvalSettings) Approval {
+	for _, a := range all {
 		if a.disabled[name] {
 			return Rejected
 		}
-		approved = approved || a.all || a.enabled[name]
 	}
-	if approved {
-		return Approved
+	for _, a := range approvers {
+		if a.all || a.enabled[name] {
+			return Approved
+		}
 	}
 	return ApprovalPending
 }
@@ -62,8 +70,8 @@ func decide(name string, settings ...*approvalSettings) Approval {
 // settings are kept; it is created with mode 0600 when missing. Neither
 // the file nor its .claude folder may be a symlink (a repository could
 // ship one pointing at the user's own settings): the error then matches
-// ErrNotRegularFile. Like Claude Code, Load counts the file only in
-// a trusted workspace (SaveTrust).
+// ErrNotRegularFile. Like Claude Code, Load counts a rejection there
+// always, an approval only in a trusted workspace (SaveTrust).
 func SaveApproval(dir, name string, approve bool) error {
 	ws, err := findWorkspace(dir)
 	if err != nil {

@@ -21,6 +21,10 @@ import (
 type Config struct {
 	Servers map[string]*Server
 	Errors  []*Error // problems that are not one server's: unreadable or malformed files
+	// Warnings are notes about the files that are not errors: a file
+	// skipped because another user owns it, a key not read because its
+	// case differs from the key Claude Code reads.
+	Warnings []string
 	// Workspace is the project Load read the config for, and whether
 	// it is trusted; nil for a config the program read itself
 	// (Parse, LoadFile), which it trusts.
@@ -64,6 +68,7 @@ func (c *Config) Merge(other *Config) {
 		c.Servers[name] = sc
 	}
 	c.Errors = append(c.Errors, other.Errors...)
+	c.Warnings = append(c.Warnings, other.Warnings...)
 }
 
 func scopeName(s Scope) string {
@@ -154,14 +159,25 @@ func mcpJSONFiles(dir string) []string {
 // that file (ErrNotRegularFile, ErrFileTooLarge) and is not read. In
 // settings.json files only "mcpServers" is read.
 //
+// Every file is read with exact keys, as JavaScript reads it: a key that
+// differs from one this package reads only by case fails its entry (or,
+// outside an entry, is not read and is named in Config.Warnings). A parent
+// directory's .mcp.json (and the .git that makes a project root, see
+// Workspace) counts only if the user or root owns it, as git's
+// safe.directory; one that another user owns is skipped with a warning.
+// ~/.claude.json, where Claude Code also keeps history, is streamed
+// within 1 GiB: only its "mcpServers" and the project's entries are kept.
+//
 // Project servers come with the project, so they need the user's
 // approval: "enableAllProjectMcpServers", "enabledMcpjsonServers" and
 // "disabledMcpjsonServers" (a rejection wins) in ~/.claude/settings.json,
 // and, only when the workspace is trusted (Workspace.Trusted), in
-// .claude/settings.local.json of dir and root and in ~/.claude.json's
-// entries for dir and root. Nothing that a repository can ship approves
-// its servers or makes its workspace trusted. An mcp.Manager does not start a
-// project server that is not approved (see mcp.ManagerOptions.ApproveServer,
+// .claude/settings.local.json and .claude/settings.json of dir and root
+// and in ~/.claude.json's entries for dir and root. A rejection only
+// narrows what runs, so it counts from all of these in any workspace.
+// Nothing that a repository can ship approves its servers or makes its
+// workspace trusted. An mcp.Manager does not start a project server that
+// is not approved (see mcp.ManagerOptions.ApproveServer,
 // mcp.ManagerOptions.TrustWorkspace and mcp.Manager.Approve).
 //
 // The returned Config is never nil, also when some file or entry is bad;
@@ -172,9 +188,9 @@ func Load(dir string) (*Config, error) {
 		cfg := &Config{Servers: map[string]*Server{}, Errors: []*Error{{File: dir, Err: err}}}
 		return cfg, cfg.Err()
 	}
-	l := &layers{ws: ws, user: newConfig(), project: newConfig(), local: newConfig()}
-	read := func(path string, max int64) []byte {
-		b, err := safefile.Read(path, max)
+	l := &layers{ws: ws, user: newConfig(), project: newConfig(), local: newConfig(), warnings: ws.warnings}
+	readFile := func(path string, max int64, mustOwn bool) []byte {
+		b, err := l.read(path, max, mustOwn)
 		if err != nil {
 			l.errors = append(l.errors, &Error{File: path, Err: err})
 		}
@@ -184,51 +200,54 @@ func Load(dir string) (*Config, error) {
 	if homeErr == nil {
 		l.home = home
 		path := filepath.Join(home, ".claude.json")
-		if b := read(path, maxUserFileSize); b != nil {
-			var top struct {
-				MCPServers json.RawMessage            `json:"mcpServers"`
-				Projects   map[string]json.RawMessage `json:"projects"`
+		cj, err := readClaudeJSON(path, maxClaudeJSONSize, ws.keys())
+		if err != nil {
+			l.errors = append(l.errors, &Error{File: path, Err: err})
+		}
+		if cj != nil {
+			l.warnings = append(l.warnings, prefixed(path, cj.warnings)...)
+			if cj.servers != nil {
+				l.user.Merge(parseServers(cj.servers, path))
 			}
-			if err := json.Unmarshal(b, &top); err != nil {
-				l.errors = append(l.errors, &Error{File: path, Err: fmt.Errorf("not a JSON object: %w", err)})
-			} else {
-				if top.MCPServers != nil {
-					l.user.Merge(parseServers(top.MCPServers, path))
+			for _, key := range ws.keys() {
+				entry := cj.projects[key]
+				if entry == nil {
+					continue
 				}
-				for _, key := range ws.keys() {
-					entry := top.Projects[key]
-					var e struct {
-						Trusted    bool            `json:"hasTrustDialogAccepted"`
-						MCPServers json.RawMessage `json:"mcpServers"`
-					}
-					if entry == nil || json.Unmarshal(entry, &e) != nil {
-						continue
-					}
-					ws.Trusted = ws.Trusted || e.Trusted
-					l.workspaceApprovals.read(entry)
-					if e.MCPServers != nil {
-						l.local.Merge(parseServers(e.MCPServers, path+" (project "+key+")"))
-					}
+				var trusted bool
+				if field(entry, "hasTrustDialogAccepted", &trusted) == nil {
+					ws.Trusted = ws.Trusted || trusted
+				}
+				l.workspaceApprovals.read(entry)
+				if raw := entry["mcpServers"]; raw != nil {
+					l.local.Merge(parseServers(raw, path+" (project "+key+")"))
 				}
 			}
 		}
 		path = filepath.Join(home, ".claude", "settings.json")
-		if b := read(path, maxUserFileSize); b != nil {
+		if b := readFile(path, maxUserFileSize, false); b != nil {
 			l.user.Merge(parseConfig(b, path, true))
-			l.userApprovals.read(b)
+			l.userApprovals.read(l.settings(path, b))
 		}
 	}
-	if b := read(filepath.Join(ws.Dir, ".claude", "settings.json"), maxProjectFileSize); b != nil {
-		l.project.Merge(parseConfig(b, filepath.Join(ws.Dir, ".claude", "settings.json"), true))
+	for _, key := range ws.keys() {
+		path := filepath.Join(key, ".claude", "settings.json")
+		if b := readFile(path, maxProjectFileSize, false); b != nil {
+			if key == ws.Dir {
+				l.project.Merge(parseConfig(b, path, true))
+			}
+			l.workspaceApprovals.read(l.settings(path, b))
+		}
 	}
 	for _, path := range mcpJSONFiles(ws.Dir) {
-		if b := read(path, maxProjectFileSize); b != nil {
+		if b := readFile(path, maxProjectFileSize, filepath.Dir(path) != ws.Dir); b != nil {
 			l.project.Merge(parseConfig(b, path, false))
 		}
 	}
 	for _, key := range ws.keys() {
-		if b := read(filepath.Join(key, ".claude", "settings.local.json"), maxProjectFileSize); b != nil {
-			l.workspaceApprovals.read(b)
+		path := filepath.Join(key, ".claude", "settings.local.json")
+		if b := readFile(path, maxProjectFileSize, false); b != nil {
+			l.workspaceApprovals.read(l.settings(path, b))
 		}
 	}
 	for _, c := range []struct {
@@ -244,6 +263,43 @@ func Load(dir string) (*Config, error) {
 	return cfg, cfg.Err()
 }
 
+// read reads a config or settings file of Load; when mustOwn (a parent
+// directory's file), one owned by anyone but the user or root is skipped
+// with a warning, as git skips a repository another user owns.
+func (l *layers) read(path string, max int64, mustOwn bool) ([]byte, error) {
+	if mustOwn {
+		for _, stat := range []func(string) (os.FileInfo, error){os.Lstat, os.Stat} { // a link and what it links to
+			if info, err := stat(path); err == nil && !ownedByUserOrRoot(info) {
+				l.warnings = append(l.warnings, fmt.Sprintf("%s is not read: it belongs to another user (%s), and a parent directory's file counts only if the user or root owns it", path, ownerOf(info)))
+				return nil, nil
+			}
+		}
+	}
+	return safefile.Read(path, max)
+}
+
+// settings returns the members of a settings file, read with exact keys;
+// a member whose name differs from an approval key only by case is noted
+// in the warnings and not read.
+func (l *layers) settings(path string, b []byte) map[string]json.RawMessage {
+	m, err := members(b)
+	if err != nil {
+		return nil
+	}
+	if err := caseMismatch(m, approvalKeys...); err != nil {
+		l.warnings = append(l.warnings, fmt.Sprintf("%s: %v: not read", path, err))
+	}
+	return m
+}
+
+func prefixed(path string, warnings []string) []string {
+	out := make([]string, len(warnings))
+	for i, w := range warnings {
+		out[i] = path + ": " + w
+	}
+	return out
+}
+
 func newConfig() *Config { return &Config{Servers: map[string]*Server{}} }
 
 // layers are the scopes of a Load before they are merged, kept so
@@ -253,8 +309,20 @@ type layers struct {
 	home                 string
 	user, project, local *Config
 	userApprovals        approvalSettings // the user's own: ~/.claude/settings.json
-	workspaceApprovals   approvalSettings // count only in a trusted workspace
+	workspaceApprovals   approvalSettings // the workspace's: its approvals count only once it is trusted
 	errors               []*Error
+	warnings             []string
+}
+
+// decide is what the settings say of the project server name when the
+// workspace's trust is trusted: a rejection counts from every source, an
+// approval from the workspace's own settings only once it is trusted.
+func (l *layers) decide(name string, trusted bool) Approval {
+	all := []*approvalSettings{&l.userApprovals, &l.workspaceApprovals}
+	if trusted {
+		return decide(name, all, all...)
+	}
+	return decide(name, all, &l.userApprovals)
 }
 
 // resolve merges the layers into a new Config, its entries copies, as the
@@ -262,11 +330,7 @@ type layers struct {
 func (l *layers) resolve(trusted bool) *Config {
 	ws := *l.ws
 	ws.Trusted = trusted
-	approvals := []*approvalSettings{&l.userApprovals}
-	if trusted {
-		approvals = append(approvals, &l.workspaceApprovals)
-	}
-	cfg := &Config{Servers: map[string]*Server{}, Errors: slices.Clone(l.errors), Workspace: &ws, layers: l}
+	cfg := &Config{Servers: map[string]*Server{}, Errors: slices.Clone(l.errors), Warnings: slices.Clone(l.warnings), Workspace: &ws, layers: l}
 	names := map[string]bool{}
 	for _, c := range []*Config{l.user, l.project, l.local} {
 		for name := range c.Servers {
@@ -277,7 +341,7 @@ func (l *layers) resolve(trusted bool) *Config {
 		user, project, local := l.user.Servers[name], l.project.Servers[name], l.local.Servers[name]
 		var pick Server
 		var warnings []string
-		approval := decide(name, approvals...)
+		approval := l.decide(name, trusted)
 		switch {
 		case local != nil:
 			pick = *local
@@ -291,7 +355,7 @@ func (l *layers) resolve(trusted bool) *Config {
 			pick = *user
 			why := "it is not approved"
 			if approval == Rejected {
-				why = "it is rejected in the user's settings"
+				why = "it is rejected (disabledMcpjsonServers)"
 			}
 			warnings = append(warnings, fmt.Sprintf("the project entry of the same name in %s was passed over: %s", project.Source, why))
 		default:
@@ -317,7 +381,7 @@ func (c *Config) WaitsForTrust(name string) bool {
 	if c == nil || c.layers == nil || c.Workspace == nil || c.Workspace.Trusted {
 		return false
 	}
-	return decide(name, &c.layers.workspaceApprovals) == Approved
+	return c.layers.decide(name, false) == ApprovalPending && c.layers.decide(name, true) == Approved
 }
 
 // Trusted returns the config as Load reads it once its workspace is
@@ -415,20 +479,41 @@ func parseConfig(b []byte, source string, settings bool) *Config {
 	return cfg
 }
 
+// entryKeys are the members of a server entry this package reads.
+var entryKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled", "oauth"}
+
 func parseEntry(name string, raw json.RawMessage, source string) *Server {
 	sc := &Server{Name: name, Source: source}
 	fail := func(format string, args ...any) *Server {
 		sc.Err = &Error{File: source, Server: name, Err: fmt.Errorf(format, args...)}
 		return sc
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+	fields, err := members(raw)
+	if err != nil {
 		return fail("entry is not a JSON object")
 	}
-	if err := json.Unmarshal(raw, sc); err != nil {
+	if err := caseMismatch(fields, entryKeys...); err != nil {
 		return fail("%v", err)
 	}
-	for _, known := range []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled", "oauth"} {
+	for _, f := range []struct {
+		key string
+		dst any
+	}{
+		{"type", &sc.Type}, {"command", &sc.Command}, {"args", &sc.Args}, {"env", &sc.Env}, {"cwd", &sc.Cwd},
+		{"url", &sc.URL}, {"headers", &sc.Headers}, {"headersHelper", &sc.HeadersHelper}, {"disabled", &sc.Disabled},
+	} {
+		if err := field(fields, f.key, f.dst); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if raw, ok := fields["oauth"]; ok && string(raw) != "null" {
+		o, err := parseOAuth(raw)
+		if err != nil {
+			return fail(`"oauth": %v`, err)
+		}
+		sc.OAuth = o
+	}
+	for _, known := range entryKeys {
 		delete(fields, known)
 	}
 	if len(fields) > 0 {
@@ -463,6 +548,37 @@ func parseEntry(name string, raw json.RawMessage, source string) *Server {
 		}
 	}
 	return sc
+}
+
+// parseOAuth reads an entry's "oauth" object, with exact keys.
+func parseOAuth(raw json.RawMessage) (*OAuth, error) {
+	m, err := members(raw)
+	if err != nil {
+		return nil, err
+	}
+	o := &OAuth{}
+	strs := o.stringFields()
+	known := []string{"callbackPort", "scopes", "dpop"}
+	for _, s := range strs {
+		known = append(known, s.key)
+	}
+	if err := caseMismatch(m, known...); err != nil {
+		return nil, err
+	}
+	for _, s := range strs {
+		if err := field(m, s.key, s.p); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst any
+	}{{"callbackPort", &o.CallbackPort}, {"scopes", &o.Scopes}, {"dpop", &o.DPoP}} {
+		if err := field(m, f.key, f.dst); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
 }
 
 // ProjectEntry returns the project entry (ScopeProject) named name: the

@@ -6,7 +6,8 @@ import "github.com/mcplug/mcplug/internal/safefile"
 // ~/.claude.json also keeps Claude Code's per-project history, so it may
 // grow large; a file that came with a project has no reason to.
 const (
-	maxUserFileSize    = 64 << 20 // ~/.claude.json, ~/.claude/settings.json
+	maxClaudeJSONSize  = 1 << 30  // ~/.claude.json, streamed: Claude Code keeps history there (users see 100 MB)
+	maxUserFileSize    = 64 << 20 // ~/.claude/settings.json, and a file given to LoadFile
 	maxProjectFileSize = 4 << 20  // .mcp.json, .claude/settings*.json of a project
 )
 
@@ -17,6 +18,6 @@ const (
 var ErrNotRegularFile = safefile.ErrNotRegular
 
 // ErrFileTooLarge is matched by the error for a config or settings file
-// larger than its bound (64 MiB for the user's files, 4 MiB for a
-// project's). Such a file is not read.
+// larger than its bound (1 GiB for ~/.claude.json, 64 MiB for the
+// user's other files, 4 MiB for a project's). Such a file is not read.
 var ErrFileTooLarge = safefile.ErrTooLarge

@@ -126,6 +126,22 @@ type OAuth struct {
 	DPoP bool `json:"dpop,omitempty"`
 }
 
+// namedString is a string member of a config object and its key.
+type namedString struct {
+	key string
+	p   *string
+}
+
+// stringFields are o's string members, by their keys in the file.
+func (o *OAuth) stringFields() []namedString {
+	return []namedString{
+		{"clientId", &o.ClientID}, {"clientSecret", &o.ClientSecret}, {"issuer", &o.Issuer}, {"grant", &o.Grant},
+		{"privateKeyFile", &o.PrivateKeyFile}, {"signingAlg", &o.SigningAlg}, {"keyId", &o.KeyID},
+		{"assertionFile", &o.AssertionFile}, {"idpTokenEndpoint", &o.IDPTokenEndpoint},
+		{"idpClientId", &o.IDPClientID}, {"idpClientSecret", &o.IDPClientSecret}, {"idTokenFile", &o.IDTokenFile},
+	}
+}
+
 // Scope is where a server entry comes from, as Claude Code names them.
 type Scope string
 
@@ -168,16 +184,8 @@ func (sc *Server) expand(lookup func(string) (string, bool)) error {
 		sc.Headers[k] = ex("headers."+k, sc.Headers[k])
 	}
 	if o := sc.OAuth; o != nil {
-		for _, f := range []struct {
-			name string
-			p    *string
-		}{
-			{"clientId", &o.ClientID}, {"clientSecret", &o.ClientSecret}, {"issuer", &o.Issuer}, {"grant", &o.Grant},
-			{"privateKeyFile", &o.PrivateKeyFile}, {"signingAlg", &o.SigningAlg}, {"keyId", &o.KeyID},
-			{"assertionFile", &o.AssertionFile}, {"idpTokenEndpoint", &o.IDPTokenEndpoint},
-			{"idpClientId", &o.IDPClientID}, {"idpClientSecret", &o.IDPClientSecret}, {"idTokenFile", &o.IDTokenFile},
-		} {
-			*f.p = ex("oauth."+f.name, *f.p)
+		for _, f := range o.stringFields() {
+			*f.p = ex("oauth."+f.key, *f.p)
 		}
 		for i, sc := range o.Scopes {
 			o.Scopes[i] = ex(fmt.Sprintf("oauth.scopes[%d]", i), sc)

@@ -1,8 +1,8 @@
 package config
 
 import (
-	"encoding/json"
-	"errors"
+	"bytes"
+	"io"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +36,8 @@ type Workspace struct {
 	// "hasTrustDialogAccepted" in ~/.claude.json's entry for Dir or Root
 	// (SaveTrust writes it), or mcp.ManagerOptions.TrustWorkspace.
 	Trusted bool
+
+	warnings []string // a parent .git passed over
 }
 
 // findWorkspace resolves dir to a Workspace; Trusted is left to the caller.
@@ -50,9 +52,15 @@ func findWorkspace(dir string) (*Workspace, error) {
 	}
 	ws := &Workspace{Dir: real, Root: real}
 	for p := real; ; {
-		if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
-			ws.Root = p
-			break
+		git := filepath.Join(p, ".git")
+		if info, err := os.Lstat(git); err == nil {
+			if ownedByUserOrRoot(info) {
+				ws.Root = p
+				break
+			}
+			// git's CVE-2022-24765: another user's /tmp/.git must not make
+			// /tmp the project whose trust and approvals count.
+			ws.warnings = append(ws.warnings, fmt.Sprintf("%s is not taken as the project root: it belongs to another user (%s), and a .git counts only if the user or root owns it (as git's safe.directory)", git, ownerOf(info)))
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -106,32 +114,16 @@ func SaveTrust(dir string) error {
 		home = real // the home directory is the user's own, wherever it links to
 	}
 	path := filepath.Join(home, ".claude.json")
-	top, err := safefile.ReadJSONObject(path, maxUserFileSize)
+	f, err := safefile.Open(path, maxClaudeJSONSize)
 	if err != nil {
 		return &Error{File: path, Err: err}
 	}
-	projects, ok := top["projects"].(map[string]any)
-	if !ok {
-		if top["projects"] != nil {
-			return &Error{File: path, Err: errors.New(`"projects" is not an object`)}
-		}
-		projects = map[string]any{}
+	var r io.Reader = bytes.NewReader(nil) // missing: an empty object
+	if f != nil {
+		defer f.Close()
+		r = io.LimitReader(f, maxClaudeJSONSize)
 	}
-	entry, ok := projects[ws.Root].(map[string]any)
-	if !ok {
-		if projects[ws.Root] != nil {
-			return &Error{File: path, Err: fmt.Errorf("the entry of project %s is not an object", ws.Root)}
-		}
-		entry = map[string]any{}
-	}
-	entry["hasTrustDialogAccepted"] = true
-	projects[ws.Root] = entry
-	top["projects"] = projects
-	out, err := json.MarshalIndent(top, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := safefile.Write(home, ".claude.json", append(out, '\n')); err != nil {
+	if err := safefile.WriteFunc(home, ".claude.json", func(w io.Writer) error { return setTrust(r, w, ws.Root) }); err != nil {
 		return &Error{File: path, Err: err}
 	}
 	return nil
