@@ -27,7 +27,7 @@ import (
 
 // claudeCodeVersion is the Claude Code release the config semantics are
 // checked against.
-const claudeCodeVersion = "2.1.328"
+const claudeCodeVersion = "2.1.332"
 
 // claudeBinary returns Claude Code's executable, as $MCPLUG_CLAUDE_CODE
 // names it, or installs it from npm into the user's cache when that is
