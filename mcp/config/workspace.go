@@ -2,8 +2,8 @@ package config
 
 import (
 	"bytes"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
