@@ -41,9 +41,8 @@ func Run(ctx context.Context, command, dir string) (map[string]string, error) {
 	}
 	stop := context.AfterFunc(ctx, func() { procgroup.Signal(cmd, group, procgroup.Kill) }) // its children too
 	err := cmd.Wait()
-	if !stop() {
-		procgroup.Signal(cmd, group, procgroup.Kill) // whatever it left behind
-	}
+	stop()
+	procgroup.Signal(cmd, group, procgroup.Kill) // whatever it left behind, also after a normal exit
 	switch {
 	case out.over:
 		return nil, fmt.Errorf("printed more than %d bytes", MaxOutput)
