@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -56,6 +57,20 @@ type ManagerOptions struct {
 	// Authorizer, if set, gives the Authorizer of each http and sse
 	// server, once: its tokens outlive reconnections (package mcp/auth).
 	Authorizer func(name string, sc *config.Server) Authorizer
+
+	// HTTPClient, if set, gives the *http.Client of each http and sse
+	// server of the config (a proxy, a dialer of the program's own); nil,
+	// or a nil result, means the transports' shared client. The
+	// Authorizer and the same-origin redirect rule apply on top of it.
+	HTTPClient func(name string, sc *config.Server) *http.Client
+
+	// InheritEnv, if not nil, names the variables of the program's
+	// environment that the config's stdio servers inherit, besides their
+	// entry's env and CLAUDE_PROJECT_DIR, so that keys in the host's
+	// environment reach no server that was not given them. Nil inherits
+	// the whole environment, as Claude Code does; DefaultInheritedEnv is
+	// the TypeScript SDK's small list.
+	InheritEnv []string
 
 	// ClientInfo, Logger and Observer are every Connection's (see
 	// Options); the Observer sees the server's name in each Operation, and
@@ -248,21 +263,38 @@ func (m *Manager) addConfigServers(cfg *Config) {
 			t, err := transportFor(ctx, sc)
 			switch tt := t.(type) {
 			case *CommandTransport:
+				if m.opts.InheritEnv != nil {
+					tt.Command = sc.CmdInheriting(m.opts.InheritEnv)
+				}
 				tt.ShutdownTimeout = m.opts.ShutdownTimeout
 				tt.Logger = m.logger.With("server", name)
 			case *StreamableHTTPTransport:
 				tt.Logger = m.logger.With("server", name)
 				tt.Auth = authorizer()
 				tt.memory = memory
+				tt.Client = m.httpClient(name, sc)
 			case *SSETransport:
 				tt.Logger = m.logger.With("server", name)
 				tt.Auth = authorizer()
+				tt.Client = m.httpClient(name, sc)
 			}
 			return t, err
 		}
 		m.servers[name] = s
 	}
 }
+
+// httpClient is the program's client for the config entry sc, or nil.
+func (m *Manager) httpClient(name string, sc *config.Server) *http.Client {
+	if m.opts.HTTPClient == nil {
+		return nil
+	}
+	return m.opts.HTTPClient(name, sc)
+}
+
+// DefaultInheritedEnv is the environment a stdio server inherits in the
+// MCP TypeScript SDK (see ManagerOptions.InheritEnv).
+var DefaultInheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 
 func durationDefault(d time.Duration, env string, def time.Duration) time.Duration {
 	if d > 0 {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,12 +76,22 @@ var scenarios = map[string]func(){
 	"dual-era": func() { serveStdio(&mcptest.Server{Versions: mcptest.DualEra}) },
 
 	// tools/call "where" answers its working directory and
-	// $CLAUDE_PROJECT_DIR.
+	// $CLAUDE_PROJECT_DIR; "environ", the names of its environment's
+	// variables, sorted, one a line.
 	"where": func() {
 		serveStdio(&mcptest.Server{ToolFuncs: map[string]func(map[string]any) any{
 			"where": func(map[string]any) any {
 				wd, _ := os.Getwd()
 				return mcptest.TextResult(wd + "|" + os.Getenv("CLAUDE_PROJECT_DIR"))
+			},
+			"environ": func(map[string]any) any {
+				var names []string
+				for _, kv := range os.Environ() {
+					k, _, _ := strings.Cut(kv, "=")
+					names = append(names, k)
+				}
+				slices.Sort(names)
+				return mcptest.TextResult(strings.Join(names, "\n"))
 			},
 		}})
 	},

@@ -300,6 +300,12 @@ func prefixed(path string, warnings []string) []string {
 	return out
 }
 
+// isRelativePath reports whether command is a relative path ("./srv",
+// "bin/srv"), not an absolute one nor a bare name looked up in PATH.
+func isRelativePath(command string) bool {
+	return !filepath.IsAbs(command) && strings.ContainsRune(command, filepath.Separator)
+}
+
 func newConfig() *Config { return &Config{Servers: map[string]*Server{}} }
 
 // layers are the scopes of a Load before they are merged, kept so
@@ -366,6 +372,9 @@ func (l *layers) resolve(trusted bool) *Config {
 		pick.WorkDir = ws.Dir
 		if pick.Scope != ScopeProject && !trusted {
 			pick.WorkDir = ws.outsideDir(l.home)
+			if pick.Err == nil && pick.Type == TypeStdio && isRelativePath(pick.Command) {
+				pick.Err = &Error{File: pick.Source, Server: name, Err: fmt.Errorf("the command %q is relative, and the user's own servers run outside a workspace that is not trusted (in %s), so that nothing the workspace ships runs as theirs; trust the workspace (config.SaveTrust, mcpls -trust) to run it from %s, or give an absolute command", pick.Command, pick.WorkDir, ws.Dir)}
+			}
 		}
 		pick.trusted = trusted
 		cfg.Servers[name] = &pick
@@ -419,7 +428,7 @@ func LoadFile(path string) (*Config, error) {
 		dir = abs
 	}
 	for _, sc := range cfg.Servers {
-		if sc.Err == nil && sc.Type == TypeStdio && !filepath.IsAbs(sc.Command) && strings.ContainsRune(sc.Command, filepath.Separator) {
+		if sc.Err == nil && sc.Type == TypeStdio && isRelativePath(sc.Command) {
 			sc.Command = filepath.Join(dir, sc.Command)
 		}
 	}

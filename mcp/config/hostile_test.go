@@ -304,3 +304,29 @@ func TestSaveTrustWritesTheEntryAndKeepsTheRest(t *testing.T) {
 		assert.Equal(t, `{"projects": {"x": 1}, oops}`, string(b))
 	})
 }
+
+// The user's own servers run outside a workspace that is not trusted, so
+// a relative command cannot run from it: the error says why and how.
+func TestARelativeUserCommandInAWorkspaceNotTrustedSaysWhy(t *testing.T) {
+	for _, scope := range []string{"user", "local"} {
+		t.Run(scope, func(t *testing.T) {
+			home, project := testdir.Scratch(t)
+			entry := `{"rel": {"command": "./addsrv"}, "bare": {"command": "npx"}, "abs": {"command": "/bin/true"}}`
+			if scope == "user" {
+				testdir.Write(t, filepath.Join(home, ".claude.json"), `{"mcpServers": `+entry+`}`)
+			} else {
+				testdir.Write(t, filepath.Join(home, ".claude.json"), `{"projects": {"`+project+`": {"mcpServers": `+entry+`}}}`)
+			}
+			cfg, _ := config.Load(project)
+			require.Error(t, cfg.Servers["rel"].Err)
+			msg := cfg.Servers["rel"].Err.Error()
+			assert.Contains(t, msg, "outside a workspace that is not trusted")
+			assert.Contains(t, msg, "SaveTrust")
+			var ce *config.Error
+			assert.ErrorAs(t, cfg.Servers["rel"].Err, &ce)
+			assert.NoError(t, cfg.Servers["bare"].Err, "a bare name is looked up in PATH")
+			assert.NoError(t, cfg.Servers["abs"].Err)
+			assert.NoError(t, cfg.Trusted().Servers["rel"].Err, "once trusted, it runs in the workspace")
+		})
+	}
+}

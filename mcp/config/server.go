@@ -267,14 +267,27 @@ func closingBrace(s string) int {
 // and Args, run in Cwd (taken from WorkDir when relative; WorkDir itself
 // when empty), with Env and CLAUDE_PROJECT_DIR (ProjectDir, when set)
 // added to the program's environment. Each call returns a new exec.Cmd.
-func (sc *Server) Cmd() *exec.Cmd {
+func (sc *Server) Cmd() *exec.Cmd { return sc.CmdInheriting(nil) }
+
+// CmdInheriting is Cmd with only the variables of the program's
+// environment named in inherit (nil: all of them), besides Env and
+// CLAUDE_PROJECT_DIR.
+func (sc *Server) CmdInheriting(inherit []string) *exec.Cmd {
 	cmd := exec.Command(sc.Command, sc.Args...)
 	cmd.Dir = sc.Cwd
 	if base := sc.workDir(); base != "" && !filepath.IsAbs(cmd.Dir) {
 		cmd.Dir = filepath.Join(base, cmd.Dir) // a relative command or cwd is taken from there
 	}
-	if len(sc.Env) > 0 || sc.ProjectDir != "" {
+	if len(sc.Env) > 0 || sc.ProjectDir != "" || inherit != nil {
 		cmd.Env = os.Environ()
+		if inherit != nil {
+			cmd.Env = []string{}
+			for _, k := range inherit {
+				if v, ok := os.LookupEnv(k); ok {
+					cmd.Env = append(cmd.Env, k+"="+v)
+				}
+			}
+		}
 		if sc.ProjectDir != "" {
 			cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+sc.ProjectDir)
 		}
