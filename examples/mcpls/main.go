@@ -136,6 +136,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, e := range cfg.Errors { // file-level problems; server problems show in the table
 		fmt.Fprintln(stderr, safe(e.Error()))
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stderr, "mcpls: warning: "+safe(w))
+	}
 	mopts := &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Authorizer: authorizer}
 	if *tracing {
 		mopts.Observer = otelmcp.New(&otelmcp.Options{TracerProvider: &spanPrinter{out: stderr},
@@ -324,8 +327,23 @@ func printResult(res any, err error, list string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	out, _ := json.MarshalIndent(res, "", "  ")
-	fmt.Fprintln(stdout, string(out))
+	fmt.Fprintln(stdout, escapeJSON(string(out)))
 	return 0
+}
+
+// escapeJSON escapes in JSON text what encoding/json leaves as it is
+// and a terminal acts on: C1 controls (CSI, OSC, … in a UTF-8 terminal)
+// and the bidirectional overrides, as \uXXXX (the same JSON value).
+func escapeJSON(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func callTool(ctx context.Context, m *mcp.Manager, name, rawArgs string, stdout, stderr io.Writer) int {

@@ -99,6 +99,8 @@ func TestNoTerminalControlFromServersOrConfig(t *testing.T) {
 		assert.NotContains(t, out, "\x1b", "%v", args)
 		assert.NotContains(t, out, "\x07", "%v", args)
 		assert.NotContains(t, out, "\r", "%v", args)
+		assert.NotContains(t, out, "\u009b", "%v: a C1 control (CSI) acts in a UTF-8 terminal", args)
+		assert.NotContains(t, out, "\u202e", "%v: a bidi override", args)
 	}
 	stdout.Reset()
 	run([]string{"-config", cfg, "-v"}, &stdout, &stderr)
@@ -116,7 +118,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 	require.Equal(t, 0, run([]string{"-config", cfg, "-read", "@lib:file:///notes"}, &stdout, &stderr), stderr.String())
 	var read mcp.ReadResourceResult
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &read))
-	assert.Equal(t, "notes\x1b[31m red", *read.Contents[0].Text, "JSON keeps the text, escaped")
+	assert.Equal(t, "notes\x1b[31m red \u009b2J \u202eevil", *read.Contents[0].Text, "JSON keeps the text, escaped")
 
 	stdout.Reset()
 	require.Equal(t, 0, run([]string{"-config", cfg, "-prompts"}, &stdout, &stderr), stderr.String())
@@ -159,6 +161,30 @@ func TestOAuthShownOnlyWhereConfigured(t *testing.T) {
 			assert.Contains(t, line, "oauth:")
 		}
 	}
+}
+
+// A rejection counts in a workspace that is not trusted, as in Claude
+// Code: it only narrows what runs.
+func TestARejectionInAWorkspaceNotTrustedCounts(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	b, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"s": map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: "basic"}},
+	}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".mcp.json"), b, 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".claude"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"enabledMcpjsonServers": ["s"]}`), 0o600))
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-C", project}, &stdout, &stderr), stderr.String())
+	require.Regexp(t, `s\s+connected`, stdout.String())
+	stdout.Reset()
+	assert.Equal(t, 0, run([]string{"-C", project, "-reject", "s"}, &stdout, &stderr), stderr.String())
+	assert.Regexp(t, `s\s+disabled`, stdout.String())
+	stdout.Reset()
+	assert.Equal(t, 0, run([]string{"-C", project}, &stdout, &stderr), stderr.String())
+	assert.Regexp(t, `s\s+disabled`, stdout.String(), "the next run still counts it")
+	assert.Empty(t, testproc.LiveChildren())
 }
 
 func TestProjectServersAndApproval(t *testing.T) {

@@ -100,7 +100,7 @@ var scenarios = map[string]func(){
 	// name and texts carry terminal escape sequences.
 	"library": func() {
 		srv := &mcptest.Server{Name: "lib\x1b[2J\x1b[1;1Hfaked"}
-		text := "notes\x1b[31m red"
+		text := "notes\x1b[31m red \u009b2J \u202eevil"
 		read := func(context.Context, *mcptest.Request) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: "file:///notes", Text: &text}}}, nil
 		}
