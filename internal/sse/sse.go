@@ -45,23 +45,12 @@ func Read(r io.Reader, max int, fn func(ev Event) bool) error {
 	var ev Event
 	var data bytes.Buffer
 	hasData := false
+	lr := lineReader{br: br, max: max}
 	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull && len(long) <= max {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			if len(long) > max {
-				return &TooLargeError{Size: int64(len(long)), Max: max}
-			}
-			line = long
-		}
+		line, err := lr.next()
 		if err != nil && err != io.EOF {
 			return err
 		}
-		line = bytes.TrimRight(line, "\r\n")
 		switch {
 		case len(line) == 0 && err == nil:
 			if hasData || ev.ID != "" || ev.Retry > 0 {
@@ -97,6 +86,57 @@ func Read(r io.Reader, max int, fn func(ev Event) bool) error {
 		if err == io.EOF {
 			return nil
 		}
+	}
+}
+
+// lineReader reads the lines of an event stream: each ends with CR, LF
+// or CRLF, as the SSE spec allows.
+type lineReader struct {
+	br      *bufio.Reader
+	max     int
+	afterCR bool // the last line ended with CR: a LF first is its CRLF
+	long    []byte
+}
+
+// next returns the next line without its end; at the end of the stream,
+// the last line (perhaps empty) and io.EOF. The line is valid until the
+// next call. A line longer than max is a *TooLargeError.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.long = lr.long[:0]
+	for {
+		if lr.br.Buffered() == 0 {
+			if _, err := lr.br.Peek(1); err != nil {
+				return lr.long, err
+			}
+		}
+		buf, _ := lr.br.Peek(lr.br.Buffered())
+		if lr.afterCR {
+			lr.afterCR = false
+			if buf[0] == '\n' {
+				lr.br.Discard(1)
+				continue
+			}
+		}
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			if len(lr.long)+len(buf) > lr.max {
+				return nil, &TooLargeError{Size: int64(len(lr.long) + len(buf)), Max: lr.max}
+			}
+			lr.long = append(lr.long, buf...)
+			lr.br.Discard(len(buf))
+			continue
+		}
+		lr.afterCR = buf[i] == '\r'
+		line := buf[:i]
+		if len(lr.long) > 0 {
+			lr.long = append(lr.long, line...)
+			line = lr.long
+		}
+		if len(line) > lr.max {
+			return nil, &TooLargeError{Size: int64(len(line)), Max: lr.max}
+		}
+		lr.br.Discard(i + 1) // the bytes of line stay in the buffer until the next read
+		return line, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package sse
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -78,3 +79,58 @@ func TestReadRefusesAnEventPastTheBound(t *testing.T) {
 		})
 	}
 }
+
+// The SSE spec ends a line with CR, LF or CRLF; a stream may mix them,
+// and a CRLF may be split between two reads.
+func TestALineMayEndInALoneCR(t *testing.T) {
+	tests := []struct{ name, stream string }{
+		{"CR", "id: 1\rdata: a\rdata: b\r\rdata: c\r\r"},
+		{"LF", "id: 1\ndata: a\ndata: b\n\ndata: c\n\n"},
+		{"CRLF", "id: 1\r\ndata: a\r\ndata: b\r\n\r\ndata: c\r\n\r\n"},
+		{"mixed", "id: 1\rdata: a\r\ndata: b\n\r\ndata: c\r\r"},
+	}
+	for _, tt := range tests {
+		for _, chunk := range []int{1, 2, 3, 1 << 10} {
+			t.Run(tt.name, func(t *testing.T) {
+				var got []Event
+				err := Read(&chunked{b: []byte(tt.stream), n: chunk}, 1<<10, func(ev Event) bool {
+					got = append(got, ev)
+					return true
+				})
+				require.NoError(t, err)
+				require.Len(t, got, 2, "chunks of %d bytes", chunk)
+				assert.Equal(t, Event{ID: "1", Data: []byte("a\nb")}, got[0])
+				assert.Equal(t, Event{Data: []byte("c")}, got[1])
+			})
+		}
+	}
+	t.Run("an event ended by CR is given before more bytes arrive", func(t *testing.T) {
+		r, w := io.Pipe()
+		got := make(chan Event, 1)
+		defer w.Close()
+		go Read(r, 1<<10, func(ev Event) bool { got <- ev; return false })
+		go w.Write([]byte("data: now\r\r")) // and nothing more: the reader must not wait for a LF
+		select {
+		case ev := <-got:
+			assert.Equal(t, "now", string(ev.Data))
+		case <-time.After(10 * time.Second):
+			t.Fatal("the event ended by CR was not given")
+		}
+	})
+}
+
+// chunked gives b at most n bytes a read.
+type chunked struct {
+	b []byte
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[n:]
+	return n, nil
+}
+
