@@ -144,7 +144,7 @@ func TestUserServersRunOutsideAnUntrustedWorkspace(t *testing.T) {
 		require.NoError(t, os.Chmod(filepath.Join(project, "bin", "server"), 0o755))
 		testdir.Write(t, filepath.Join(home, ".claude.json"), `{"mcpServers": {"mine": {"command": "./bin/server"}}}`)
 		cfg, err := config.Load(project)
-		require.NoError(t, err)
+		require.ErrorContains(t, err, "outside a workspace that is not trusted", "the error says why")
 		assert.Equal(t, home, cfg.Servers["mine"].WorkDir)
 		m := newManager(t, cfg, nil)
 		m.Connect(ctxTimeout(t, 10*time.Second))

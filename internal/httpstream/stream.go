@@ -95,6 +95,12 @@ type Stream struct {
 
 	inflight map[string]context.CancelFunc // the POSTs of requests, by id
 
+	// resession is set while a new session starts (see reinitialize):
+	// requests wait for it to close. sessionEpoch counts the sessions
+	// started so, so that the GET stream knows its event ids are stale.
+	resession    chan struct{}
+	sessionEpoch int
+
 	// initialized is closed once the POST of notifications/initialized
 	// has been answered (or failed): requests a call sends itself wait for
 	// it, as a server may finish setting up (registering tools) while it
@@ -472,7 +478,7 @@ func (s *Stream) send(x *exchange) {
 		case s.sessionGone(resp) && attempt == 0 && string(top.Method) != `"initialize"`:
 			stale := resp.Request.Header.Get("Mcp-Session-Id")
 			resp.Body.Close()
-			if err := s.reinitialize(stale); err != nil {
+			if err := s.reinitialize(ctx, stale); err != nil {
 				fail(fmt.Errorf("mcp: session expired and a new one could not start: %w", err))
 				return
 			}
@@ -570,6 +576,9 @@ func (s *Stream) postCtx(ctx context.Context, b []byte, top ndjson.Top, extra ht
 	modern, modernHeader := s.modern, s.modernHeader
 	s.mu.Unlock()
 	if modern == "" {
+		if err := s.awaitSession(ctx); err != nil {
+			return nil, err
+		}
 		s.sessionHeaders(req)
 		return s.cfg.do(req)
 	}
@@ -579,6 +588,23 @@ func (s *Stream) postCtx(ctx context.Context, b []byte, top ndjson.Top, extra ht
 		req.Header[k] = v
 	}
 	return s.cfg.do(req)
+}
+
+// awaitSession waits, within ctx, while a new session starts: a request
+// sent meanwhile would reach it before it is ready.
+func (s *Stream) awaitSession(ctx context.Context) error {
+	s.mu.Lock()
+	wait := s.resession
+	s.mu.Unlock()
+	if wait == nil {
+		return nil
+	}
+	select {
+	case <-wait:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // jsonrpcError returns the error member of a JSON-RPC error response body.
@@ -971,10 +997,13 @@ func (s *Stream) listen(opened chan struct{}) {
 	var once sync.Once
 	signal := func() { once.Do(func() { close(opened) }) }
 	defer signal()
-	last := ""
+	last, epoch := "", s.epoch()
 	var retry time.Duration
 	backoff := firstBackoff
 	for s.life.Err() == nil {
+		if e := s.epoch(); e != epoch { // a new session: the old one's event ids mean nothing there
+			last, epoch = "", e
+		}
 		resp, err := s.get(s.life, last)
 		if err == nil {
 			s.setNoGet(resp.StatusCode == http.StatusMethodNotAllowed)
@@ -1007,6 +1036,13 @@ func (s *Stream) listen(opened chan struct{}) {
 	}
 }
 
+// epoch is the number of sessions started after the first.
+func (s *Stream) epoch() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessionEpoch
+}
+
 // deliver hands a received message to ReadObject. The answer to
 // initialize is held back until the GET stream is open (see openGet), so
 // that nothing the server sends once the client has it is missed.
@@ -1030,12 +1066,16 @@ func (s *Stream) deliver(msg []byte) {
 	s.in.put(msg)
 }
 
-// reinitialize starts a new session after the server forgot the old one:
-// initialize again (its answer is not delivered: the Connection has it
-// already), then notifications/initialized.
-// stale is the session the server forgot; if another request has already
-// started a new one, there is nothing to do.
-func (s *Stream) reinitialize(stale string) error {
+// reinitialize starts a new session after the server forgot the old one
+// (stale; if another request has already started a new one, there is
+// nothing to do): initialize again, its answer read to the response and no
+// further (its result is not delivered: the Connection has it already),
+// then notifications/initialized in the new session, and only then is the
+// new session used: requests meanwhile wait for it (see postCtx). Every
+// step is bounded by ctx, the call's. The old session is deleted in the
+// background. On failure the stale session is kept, so that the next
+// request tries again.
+func (s *Stream) reinitialize(ctx context.Context, stale string) error {
 	s.reinitMu.Lock()
 	defer s.reinitMu.Unlock()
 	s.mu.Lock()
@@ -1043,31 +1083,130 @@ func (s *Stream) reinitialize(stale string) error {
 		s.mu.Unlock()
 		return nil
 	}
-	body := s.initBody
-	s.session = ""
+	body, initID := s.initBody, s.initID
+	ready := make(chan struct{})
+	s.resession = ready
 	s.mu.Unlock()
-	if body == nil {
-		return errors.New("no initialize to repeat")
+	session, err := s.newSession(ctx, body, initID)
+	s.mu.Lock()
+	if err == nil {
+		s.session = session
+		s.sessionEpoch++
 	}
-	resp, err := s.post(body)
+	s.resession = nil
+	s.mu.Unlock()
+	close(ready)
 	if err != nil {
 		return err
+	}
+	s.wg.Add(1)
+	go func() { // the old session, if the server still has it, is ours no more
+		defer s.wg.Done()
+		s.deleteSession(stale)
+	}()
+	s.cfg.logger.Debug("mcp: http session expired; started a new one", "url", redact.URL(s.cfg.target))
+	return nil
+}
+
+// newSession sends initialize (body, id initID) and
+// notifications/initialized, and returns the new session's id.
+func (s *Stream) newSession(ctx context.Context, body []byte, initID string) (string, error) {
+	if body == nil {
+		return "", errors.New("no initialize to repeat")
+	}
+	resp, err := s.postSession(ctx, body, "")
+	if err != nil {
+		return "", err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return s.cfg.statusError(resp)
+		return "", s.cfg.statusError(resp)
 	}
-	s.mu.Lock()
-	s.session = resp.Header.Get("Mcp-Session-Id")
-	s.mu.Unlock()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, int64(s.cfg.maxSize())))
-	resp2, err := s.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	session := resp.Header.Get("Mcp-Session-Id")
+	if err := s.initAnswer(resp, initID); err != nil {
+		return "", err
+	}
+	resp2, err := s.postSession(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), session)
 	if err != nil {
-		return err
+		return "", err
 	}
 	resp2.Body.Close()
-	s.cfg.logger.Info("mcp: http session expired; started a new one", "url", redact.URL(s.cfg.target))
+	if resp2.StatusCode/100 != 2 {
+		return "", s.cfg.statusError(resp2)
+	}
+	return session, nil
+}
+
+// initAnswer reads the answer to a repeated initialize up to its response:
+// one JSON message, or an SSE stream read until the response to initID
+// (a server may hold the stream open after it). The body is bounded by
+// the request's ctx and the stream's maximum message size.
+func (s *Stream) initAnswer(resp *http.Response, initID string) error {
+	var msg []byte
+	if mediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
+		err := s.cfg.readSSE(resp.Body, func(ev sse.Event) bool {
+			if top, ok := ndjson.ScanTop(ev.Data); ok && top.IsResponse() && string(top.ID) == initID {
+				msg = ev.Data
+				return false
+			}
+			return true // anything before it is of the old session's time
+		})
+		if msg == nil {
+			if err == nil {
+				err = errors.New("the stream ended before the response")
+			}
+			return fmt.Errorf("the answer to initialize: %w", err)
+		}
+	} else {
+		b, err := readBody(resp, s.cfg.maxSize())
+		if err != nil {
+			return fmt.Errorf("the answer to initialize: %w", err)
+		}
+		msg = b
+	}
+	top, ok := ndjson.ScanTop(msg)
+	switch {
+	case !ok || !top.IsResponse():
+		return fmt.Errorf("%w: the answer to initialize is not a JSON-RPC response: %s", s.cfg.errs.BadResult, previewQuoted(msg))
+	case top.Error != nil:
+		return fmt.Errorf("initialize was refused: %s", previewQuoted(top.Error))
+	}
 	return nil
+}
+
+// postSession POSTs b in session (none: ""), outside the requests that
+// wait for a new session.
+func (s *Stream) postSession(ctx context.Context, b []byte, session string) (*http.Response, error) {
+	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.cfg.target, b)
+	if err != nil {
+		return nil, err
+	}
+	req.Header["Accept"] = acceptAnswers
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	s.mu.Lock()
+	version := s.version
+	s.mu.Unlock()
+	if version != "" {
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+	return s.cfg.do(req)
+}
+
+// deleteSession ends session on the server, bounded by closeTimeout.
+func (s *Stream) deleteSession(session string) {
+	if session == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.life), s.closeTimeout)
+	defer cancel()
+	if req, err := s.cfg.newRequest(ctx, http.MethodDelete, s.cfg.target, nil); err == nil {
+		req.Header.Set("Mcp-Session-Id", session)
+		if resp, err := s.cfg.do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
 }
 
 // fallback switches to the legacy HTTP+SSE transport and sends b there.
