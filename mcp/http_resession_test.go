@@ -218,4 +218,3 @@ func TestANewSessionAfterTheOldIsGone(t *testing.T) {
 		}
 	})
 }
-

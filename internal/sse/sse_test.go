@@ -133,4 +133,3 @@ func (c *chunked) Read(p []byte) (int, error) {
 	c.b = c.b[n:]
 	return n, nil
 }
-
