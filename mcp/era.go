@@ -39,8 +39,16 @@ const (
 // more, and a DiscoverResult within it is preferred.
 var (
 	probeTimeout = 3 * time.Second
+	// httpProbeTimeout bounds server/discover over HTTP, where the server
+	// is up once it answers at all: a legacy server that holds an unknown
+	// method's SSE stream open is taken as legacy past it.
+	httpProbeTimeout = 10 * time.Second
 	pingGrace    = 200 * time.Millisecond
 )
+
+// errNoDiscoverAnswer: server/discover went unanswered within its bound,
+// as a legacy server may leave it.
+var errNoDiscoverAnswer = errors.New("no answer to server/discover")
 
 // discoverResult is the answer to server/discover.
 type discoverResult struct {
@@ -353,9 +361,14 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 func (c *Connection) discover(ctx context.Context, version string) error {
 	c.setVersion(version)
 	var res discoverResult
-	err := c.call(ctx, "server/discover", nil, &res)
+	pctx, cancel := context.WithTimeoutCause(ctx, httpProbeTimeout, errNoDiscoverAnswer)
+	err := c.call(pctx, "server/discover", nil, &res)
+	cancel()
 	if err != nil {
 		c.setVersion("")
+		if ctx.Err() == nil && errors.Is(context.Cause(pctx), errNoDiscoverAnswer) {
+			return fmt.Errorf("%w within %v", errNoDiscoverAnswer, httpProbeTimeout)
+		}
 		return err
 	}
 	return c.discovered(ctx, version, &res)

@@ -53,3 +53,11 @@ func SetDrainTimeout(d time.Duration) func() {
 // CloseIdleHTTPConnections closes the idle connections of the HTTP client
 // the transports share by default, so that a test can count what is left.
 func CloseIdleHTTPConnections() { defaultHTTPClient.CloseIdleConnections() }
+
+// SetHTTPProbeTimeout sets the bound of server/discover over HTTP, and
+// returns the function that restores it.
+func SetHTTPProbeTimeout(d time.Duration) func() {
+	old := httpProbeTimeout
+	httpProbeTimeout = d
+	return func() { httpProbeTimeout = old }
+}

@@ -20,16 +20,17 @@ import (
 // notifications/initialized has arrived, an unknown session is 404, and
 // forget drops them all (a restart).
 type sessionServer struct {
-	mu       sync.Mutex
-	next     int
-	sessions map[string]bool          // ready
-	gets     map[string]chan struct{} // closed when the session is forgotten
-	holdInit bool                     // answer a repeated initialize on SSE and hold the stream open
-	refused  []string                 // requests of a session not ready: session and method
-	deleted  []string
-	getLog   []getSeen
-	newGet   chan getSeen
-	done     chan struct{}
+	mu           sync.Mutex
+	next         int
+	sessions     map[string]bool          // ready
+	gets         map[string]chan struct{} // closed when the session is forgotten
+	holdInit     bool                     // answer a repeated initialize on SSE and hold the stream open
+	holdDiscover bool                     // answer server/discover with an SSE stream that stays open
+	refused      []string                 // requests of a session not ready: session and method
+	deleted      []string
+	getLog       []getSeen
+	newGet       chan getSeen
+	done         chan struct{}
 }
 
 type getSeen struct{ session, lastEventID string }
@@ -113,6 +114,13 @@ func (f *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		w.(http.Flusher).Flush()
 		select { // and the stream stays open
+		case <-r.Context().Done():
+		case <-f.done:
+		}
+	case session == "" && m.Method == "server/discover" && f.holdDiscover:
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		select {
 		case <-r.Context().Done():
 		case <-f.done:
 		}
@@ -217,4 +225,17 @@ func TestANewSessionAfterTheOldIsGone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A legacy server may answer a method it does not know by holding an SSE
+// stream open: the HTTP era probe has a bound of its own.
+func TestTheHTTPEraProbeHasABoundOfItsOwn(t *testing.T) {
+	noLeaks(t)
+	defer mcp.SetHTTPProbeTimeout(200 * time.Millisecond)()
+	f, url := newSessionServer(t)
+	f.holdDiscover = true
+	c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: url}, nil)
+	assert.Equal(t, "2025-11-25", c.InitializeResult().ProtocolVersion, "taken as the legacy server it is")
+	_, err := c.CallTool(ctxTimeout(t, 10*time.Second), "echo", nil)
+	assert.NoError(t, err)
 }
