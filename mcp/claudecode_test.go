@@ -182,12 +182,35 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 			want: map[string]string{"p": "absent"}, differs: "a flat .mcp.json"},
 		{name: "an entry with a cwd", files: map[string]string{"root/sub/marker": "", "home/.claude.json": `{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}, "mcpServers": {"c": {"command": "sh", "args": ["-c", "test -f marker && exec BIN -test.run=^$"], "cwd": "SUB", "env": ENV}}}`},
 			want: map[string]string{"c": "failed"}, differs: "cwd"},
+		{name: "a rejection in the project's local settings, not trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `, "q": ` + ok + `}}`,
+			"home/.claude/settings.json": approveAll, "root/.claude/settings.local.json": `{"disabledMcpjsonServers": ["p"]}`}, want: map[string]string{"p": "absent", "q": "connected"}},
+		{name: "a rejection in the project's local settings against a trusted approval", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude.json": `{"projects": {"ROOT": {"hasTrustDialogAccepted": true, "enabledMcpjsonServers": ["p"]}}}`, "root/.claude/settings.local.json": `{"disabledMcpjsonServers": ["p"]}`},
+			want: map[string]string{"p": "absent"}},
+		{name: "a rejection in the project's entry of ~/.claude.json, not trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"home/.claude/settings.json": approveAll, "home/.claude.json": `{"projects": {"ROOT": {"disabledMcpjsonServers": ["p"]}}}`}, want: map[string]string{"p": "absent"}},
+		{name: "approval keys in the project's .claude/settings.json, not trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `, "q": ` + ok + `}}`,
+			"root/.claude/settings.json": `{"enabledMcpjsonServers": ["p"], "disabledMcpjsonServers": ["q"]}`}, want: map[string]string{"p": "pending", "q": "absent"}},
+		{name: "approval keys in the project's .claude/settings.json, trusted", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`,
+			"root/.claude/settings.json": `{"enabledMcpjsonServers": ["p"]}`, "home/.claude.json": trustRoot}, want: map[string]string{"p": "connected"}},
+		{name: "a second command in another case", files: map[string]string{"home/.claude.json": `{"mcpServers": {"c": {"command": "/bin/false", "Command": "BIN", "Args": ["-test.run=^$"], "env": ENV}}}`},
+			want: map[string]string{"c": "failed"}},
+		{name: "precedence: local over project over user", files: map[string]string{"home/.claude.json": `{"mcpServers": {"x": {"command": "/bin/false"}}, "projects": {"ROOT": {"mcpServers": {"x": ` + ok + `}}}}`,
+			"root/.mcp.json": `{"mcpServers": {"x": {"command": "/bin/false"}}}`, "home/.claude/settings.json": approveAll}, want: map[string]string{"x": "connected"}},
+		{name: "precedence: project over user", files: map[string]string{"home/.claude.json": `{"mcpServers": {"x": {"command": "/bin/false"}}}`,
+			"root/.mcp.json": `{"mcpServers": {"x": ` + ok + `}}`, "home/.claude/settings.json": approveAll}, want: map[string]string{"x": "connected"}},
+		{name: "${VAR} in url and headers", files: map[string]string{"home/.claude.json": `{"mcpServers": {"h": {"type": "http", "url": "${MCPLUG_CC_URL}", "headers": {"Authorization": "Bearer ${MCPLUG_CC_TOKEN}"}}}}`},
+			want: map[string]string{"h": "connected"}},
+		{name: "a malformed .mcp.json", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": `, "home/.claude.json": `{"mcpServers": {"u": ` + ok + `}}`},
+			want: map[string]string{"p": "absent", "u": "connected"}},
 		{name: "a disabled entry", files: map[string]string{"home/.claude.json": `{"mcpServers": {"d": {"command": "BIN", "args": ["-test.run=^$"], "env": ENV, "disabled": true}}}`},
 			want: map[string]string{"d": "connected"}, differs: "disabled"},
 	}
 
 	t.Setenv("MCPLUG_CC_EMPTY", "")
 	t.Setenv("MCPLUG_CC_SET", "v")
+	t.Setenv("MCPLUG_CC_URL", authSrv.URL+"/mcp")
+	t.Setenv("MCPLUG_CC_TOKEN", "ok")
 	os.Unsetenv("MCPLUG_CC_UNSET")
 	agree, differ := 0, 0
 	var report []string

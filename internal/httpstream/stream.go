@@ -561,10 +561,6 @@ func (s *Stream) hadSession(resp *http.Response) bool {
 	return resp.Request != nil && resp.Request.Header.Get("Mcp-Session-Id") != ""
 }
 
-func (s *Stream) post(b []byte) (*http.Response, error) {
-	return s.postCtx(s.life, b, ndjson.Top{}, nil)
-}
-
 // postCtx POSTs b, with extra added to its headers in the modern era.
 func (s *Stream) postCtx(ctx context.Context, b []byte, top ndjson.Top, extra http.Header) (*http.Response, error) {
 	req, err := s.cfg.newRequest(ctx, http.MethodPost, s.cfg.target, b)

@@ -517,5 +517,8 @@ func jwkKey(jwk map[string]any) (*ecdsa.PublicKey, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
-	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}, nil
+	if len(x) != 32 || len(y) != 32 {
+		return nil, errors.New("not a P-256 point")
+	}
+	return ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
 }

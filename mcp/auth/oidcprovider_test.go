@@ -711,7 +711,11 @@ func jwk(key *ecdsa.PrivateKey, private bool, kid string) map[string]any {
 	b64 := func(n *big.Int) string { return base64.RawURLEncoding.EncodeToString(n.FillBytes(make([]byte, 32))) }
 	k := map[string]any{"kty": "EC", "crv": "P-256", "x": b64(key.X), "y": b64(key.Y), "kid": kid, "alg": "ES256", "use": "sig"}
 	if private {
-		k["d"] = b64(key.D)
+		d, err := key.Bytes()
+		if err != nil {
+			panic(err)
+		}
+		k["d"] = base64.RawURLEncoding.EncodeToString(d)
 	}
 	return k
 }
