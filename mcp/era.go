@@ -43,7 +43,7 @@ var (
 	// is up once it answers at all: a legacy server that holds an unknown
 	// method's SSE stream open is taken as legacy past it.
 	httpProbeTimeout = 10 * time.Second
-	pingGrace    = 200 * time.Millisecond
+	pingGrace        = 200 * time.Millisecond
 )
 
 // errNoDiscoverAnswer: server/discover went unanswered within its bound,
