@@ -24,7 +24,11 @@ import (
 // it never asks twice for the same set.
 const maxStepUps = 3
 
-// refreshMargin is how long before its expiry a token is refreshed.
+// now is the clock of the refresh margin (tests move it).
+var now = time.Now
+
+// refreshMargin is how long before its expiry a token is refreshed, at
+// most (see grant.margin).
 const refreshMargin = 30 * time.Second
 
 // Client authorizes the requests of one MCP server with OAuth 2.1, as the
@@ -68,6 +72,33 @@ type grant struct {
 	// client names a Grant's client in the token's store key (the code
 	// flow's client is conf.ClientID).
 	client string
+	// dynamic: conf.ClientID is a dynamic registration (made now or
+	// stored), which the authorization server may forget.
+	dynamic bool
+	// obtained is when token came from the token endpoint; zero for a
+	// token loaded from the Store, whose life is not known.
+	obtained time.Time
+}
+
+// browserError is a sign-in whose browser brought no redirect back.
+type browserError struct{ err error }
+
+func (e *browserError) Error() string { return "mcp: auth: authorization: " + e.err.Error() }
+func (e *browserError) Unwrap() error { return e.err }
+
+// margin is how long before its expiry g's token is refreshed:
+// refreshMargin, or half the token's life when that is shorter, so that a
+// token living less than the margin is not refreshed before every request.
+func (g *grant) margin() time.Duration {
+	if g.obtained.IsZero() || g.token == nil || g.token.Expiry.IsZero() {
+		return refreshMargin
+	}
+	return min(refreshMargin, g.token.Expiry.Sub(g.obtained)/2)
+}
+
+// fresh makes tok, just obtained from the token endpoint, g's token.
+func (g *grant) fresh(tok *oauth2.Token) {
+	g.token, g.obtained = tok, now()
 }
 
 // New returns a Client for cfg (which it copies).
@@ -146,7 +177,7 @@ func (c *Client) Authorize(ctx context.Context, req *http.Request) error {
 		return nil
 	}
 	tok := g.token
-	if tok.RefreshToken != "" && !tok.Expiry.IsZero() && time.Until(tok.Expiry) < refreshMargin {
+	if tok.RefreshToken != "" && !tok.Expiry.IsZero() && tok.Expiry.Sub(now()) < g.margin() {
 		var err error
 		if g, tok, err = c.refreshed(ctx, tok); err != nil {
 			return err
@@ -169,11 +200,15 @@ func (c *Client) Authorize(ctx context.Context, req *http.Request) error {
 }
 
 // refreshed returns the current grant and its token, seen by the caller
-// about to expire, refreshed first unless another request did meanwhile: one refresh at a time, the requests that find the
-// token expiring meanwhile waiting for its outcome (as long as their ctx
-// allows) and using the token it brought. A failed refresh drops the grant
-// (nil, nil): the request goes without a token, and its 401 starts a new
-// authorization.
+// about to expire, refreshed first unless another request did meanwhile:
+// one refresh at a time, the requests that find the token expiring
+// meanwhile waiting for its outcome (as long as their ctx allows) and
+// using the token it brought. A refresh the authorization server refused
+// drops the grant (nil, nil): the request goes without a token, and its
+// 401 starts a new authorization (registering again when the server no
+// longer knows the client). A refresh that could not reach the server
+// keeps the grant and its token, which may still be good, as the refresh
+// token may be once the server is back.
 func (c *Client) refreshed(ctx context.Context, seen *oauth2.Token) (*grant, *oauth2.Token, error) {
 	if err := c.flow.lock(ctx); err != nil {
 		return nil, nil, err
@@ -186,23 +221,84 @@ func (c *Client) refreshed(ctx context.Context, seen *oauth2.Token) (*grant, *oa
 		return nil, nil, nil
 	}
 	tok := g.token
-	if tok != seen || tok.RefreshToken == "" || tok.Expiry.IsZero() || time.Until(tok.Expiry) >= refreshMargin {
+	if tok != seen || tok.RefreshToken == "" || tok.Expiry.IsZero() || tok.Expiry.Sub(now()) >= g.margin() {
 		return g, tok, nil // refreshed meanwhile, or nothing to refresh with
 	}
 	fresh, err := c.refresh(ctx, g)
 	if err != nil {
 		c.logger().Debug("mcp: auth: refresh failed", "err", err)
-		c.mu.Lock()
-		if c.grant == g {
-			c.grant = nil
+		if unreachable(err) {
+			return g, tok, nil
 		}
-		c.mu.Unlock()
+		c.refused(ctx, g, err)
 		return nil, nil, nil
 	}
 	c.mu.Lock()
 	g = c.grant
 	c.mu.Unlock()
 	return g, fresh, nil
+}
+
+// refused drops g after the authorization server refused its refresh
+// with err; when the server no longer knows g's client, its registration
+// is forgotten too (see forgetRegistration).
+func (c *Client) refused(ctx context.Context, g *grant, err error) {
+	c.mu.Lock()
+	if c.grant == g {
+		c.grant = nil
+	}
+	c.mu.Unlock()
+	if clientUnknown(err) {
+		c.forgetRegistration(ctx, g)
+	}
+}
+
+// unreachable reports whether err, of a token request, is a failure to
+// reach the authorization server (no answer), not its refusal.
+func unreachable(err error) bool {
+	var ae *AuthorizationError
+	return !errors.As(err, &ae)
+}
+
+// clientUnknown reports whether err says that the authorization server
+// does not know the client: invalid_client at the token endpoint (RFC
+// 6749 5.2), or an authorization response naming the client. An
+// authorization server that keeps dynamic registrations in memory forgets
+// them when it restarts.
+func clientUnknown(err error) bool {
+	var ae *AuthorizationError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	return ae.Code == "invalid_client" || (ae.Endpoint == "authorization" && ae.Code == "unauthorized_client")
+}
+
+// forgetRegistration forgets g's dynamic registration, in memory and in
+// the Store (only if the Store still holds that client), with the token
+// stored for it, so that the next authorization registers again. A
+// pre-registered client is never forgotten.
+func (c *Client) forgetRegistration(ctx context.Context, g *grant) {
+	if !g.dynamic {
+		return
+	}
+	key := "client " + g.issuer
+	if b, err := c.cfg.Store.Load(ctx, key); err == nil && b != nil {
+		var r registration
+		if json.Unmarshal(b, &r) == nil && r.ClientID == g.conf.ClientID {
+			if err := c.cfg.Store.Save(ctx, key, nil); err != nil {
+				c.logger().Warn("mcp: auth: token store", "err", err)
+			}
+		}
+	}
+	if err := c.cfg.Store.Save(ctx, tokenKey(g), nil); err != nil {
+		c.logger().Warn("mcp: auth: token store", "err", err)
+	}
+	c.mu.Lock()
+	if c.grant != nil && c.grant.conf.ClientID == g.conf.ClientID && c.grant.issuer == g.issuer {
+		c.grant = nil
+	}
+	c.mu.Unlock()
+	c.logger().Debug("mcp: auth: the authorization server no longer knows the client; it is registered again", "issuer", redact.URL(g.issuer))
 }
 
 // expired reports whether tok is known to have expired.
@@ -279,9 +375,22 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 		}
 		return true, c.authorize(ctx, ch, want, sent, c.cfg.Browser, false)
 	case http.StatusUnauthorized:
+		var forgotten error // the refusal that made the registration forgotten
 		if g != nil && g.token.RefreshToken != "" {
-			if _, err := c.refresh(ctx, g); err == nil {
+			_, err := c.refresh(ctx, g)
+			switch {
+			case err == nil:
 				return true, nil
+			case unreachable(err):
+				// The grant stays: the refresh token may be good once the
+				// authorization server is back, and a new authorization
+				// would fail while it is not.
+				return false, fmt.Errorf("mcp: auth: refresh: %w", err)
+			default:
+				c.refused(ctx, g, err)
+				if clientUnknown(err) {
+					forgotten = err
+				}
 			}
 		}
 		var scopes []string
@@ -292,9 +401,19 @@ func (c *Client) Challenged(ctx context.Context, req *http.Request, resp *http.R
 			}
 			scopes = union(had, ch.scope)
 		}
-		return true, c.authorize(ctx, ch, scopes, sent, c.cfg.Browser, false)
+		return true, registeredAgain(forgotten, c.authorize(ctx, ch, scopes, sent, c.cfg.Browser, false))
 	}
 	return false, nil
+}
+
+// registeredAgain is err, the outcome of an authorization with a new
+// registration after forgotten said the server no longer knew the client,
+// saying so when it failed.
+func registeredAgain(forgotten, err error) error {
+	if err == nil || forgotten == nil {
+		return err
+	}
+	return fmt.Errorf("mcp: auth: the authorization server no longer knew the client (%v), and with a new registration: %w", forgotten, err)
 }
 
 // SignIn signs in now, through browser (nil means Config.Browser), even if
@@ -362,7 +481,7 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 		if err != nil {
 			return err
 		}
-		g.token = tok
+		g.fresh(tok)
 		c.setGrant(g)
 		c.saveToken(ctx, key, g)
 		return nil
@@ -373,6 +492,35 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 	if slices.Contains(md.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
 		scopes = append(scopes, "offline_access")
 	}
+	// A dynamic registration the authorization server has forgotten (it
+	// restarted) is forgotten here too and made again, once.
+	var forgotten error
+	for attempt := 0; ; attempt++ {
+		err := c.codeGrant(ctx, md, resource, scopes, rejected, browser, fresh)
+		var stale *staleClientError
+		if err == nil || attempt > 0 || ctx.Err() != nil || !(clientUnknown(err) || errors.As(err, &stale)) {
+			return registeredAgain(forgotten, err)
+		}
+		forgotten = err
+	}
+}
+
+// staleClientError is a sign-in that failed with a registration taken
+// from the Store: an authorization server that forgot the client shows the
+// user an error page and never redirects back, so the registration is
+// forgotten and made again (once) rather than tried for ever.
+type staleClientError struct{ err error }
+
+func (e *staleClientError) Error() string {
+	return "the sign-in with a stored client registration failed: " + e.err.Error()
+}
+func (e *staleClientError) Unwrap() error { return e.err }
+
+// codeGrant registers (or takes the client's registration) and obtains a
+// token for the code flow: the stored one, refreshed if need be, or one the
+// user grants through browser. A refusal naming the client forgets its
+// dynamic registration (see forgetRegistration) before it is returned.
+func (c *Client) codeGrant(ctx context.Context, md *serverMetadata, resource string, scopes []string, rejected string, browser func(context.Context, string) (*url.URL, error), fresh bool) error {
 	reg, err := c.register(ctx, md)
 	if err != nil {
 		return err
@@ -384,13 +532,18 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 		RedirectURL:  c.cfg.RedirectURL,
 		Scopes:       scopes,
 	}
-	g := &grant{issuer: md.Issuer, resource: resource, md: md, conf: conf, scopes: scopes, dpop: c.dpop != nil && md.dpopES256()}
+	g := &grant{issuer: md.Issuer, resource: resource, md: md, conf: conf, scopes: scopes, dpop: c.dpop != nil && md.dpopES256(), dynamic: reg.dynamic}
 	key := tokenKey(g)
 	if saved := c.loadToken(ctx, key); !fresh && saved != nil && saved.token.AccessToken != rejected && containsAll(saved.scopes, scopes) {
 		g.token, g.scopes = saved.token, saved.scopes
 		if !g.token.Valid() && g.token.RefreshToken != "" {
-			if _, err := c.refresh(ctx, g); err == nil {
+			_, err := c.refresh(ctx, g)
+			if err == nil {
 				return nil
+			}
+			if clientUnknown(err) {
+				c.forgetRegistration(ctx, g)
+				return err
 			}
 		} else if g.token.Valid() {
 			c.setGrant(g)
@@ -399,9 +552,17 @@ func (c *Client) authorize(ctx context.Context, ch challenge, scopes []string, r
 	}
 	tok, err := c.codeFlow(ctx, g, browser)
 	if err != nil {
+		var be *browserError
+		switch {
+		case clientUnknown(err):
+			c.forgetRegistration(ctx, g)
+		case reg.stored && errors.As(err, &be):
+			c.forgetRegistration(ctx, g)
+			return &staleClientError{err}
+		}
 		return err
 	}
-	g.token = tok
+	g.fresh(tok)
 	c.setGrant(g)
 	c.saveToken(ctx, key, g)
 	return nil
@@ -433,7 +594,7 @@ func (c *Client) codeFlow(ctx context.Context, g *grant, browser func(context.Co
 	c.logger().Debug("mcp: auth: asking the user to authorize", "issuer", redact.URL(g.issuer), "scopes", strings.Join(g.scopes, " "))
 	back, err := browser(ctx, authURL)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: auth: authorization: %w", err)
+		return nil, &browserError{err}
 	}
 	q := back.Query()
 	if iss, ok := q["iss"]; ok {
@@ -469,7 +630,7 @@ func (c *Client) refresh(ctx context.Context, g *grant) (*oauth2.Token, error) {
 		return nil, tokenError(err)
 	}
 	ng := *g
-	ng.token = tok
+	ng.fresh(tok)
 	c.setGrant(&ng)
 	c.saveToken(ctx, tokenKey(&ng), &ng)
 	return tok, nil

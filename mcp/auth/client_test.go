@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -374,6 +375,7 @@ func TestRefresh(t *testing.T) {
 		s := newSetup(t, func(as *fakeAS) { as.refresh, as.expiresIn = true, 10 }, nil)
 		a := auth.New(s.cfg)
 		require.NoError(t, s.callWith(t, a))
+		defer auth.AdvanceClock(6 * time.Second)() // within half its life of its expiry
 		require.NoError(t, s.callWith(t, a))
 		assert.EqualValues(t, 1, s.browser.n.Load(), "no second authorization")
 		s.as.mu.Lock()
@@ -396,6 +398,28 @@ func TestRefresh(t *testing.T) {
 		require.NoError(t, s.callWith(t, a))
 		assert.EqualValues(t, 2, s.browser.n.Load())
 	})
+}
+
+// The refresh margin follows the token's life: a token that lives less
+// than 30 s is not refreshed before every request.
+func TestAShortLivedTokenIsNotRefreshedAtEveryRequest(t *testing.T) {
+	s := newSetup(t, func(as *fakeAS) { as.refresh, as.expiresIn = true, 20 }, nil)
+	a := auth.New(s.cfg)
+	require.NoError(t, s.callWith(t, a))
+	for range 5 {
+		require.NoError(t, s.callWith(t, a))
+	}
+	s.as.mu.Lock()
+	forms := slices.Clone(s.as.tokenForms)
+	s.as.mu.Unlock()
+	require.Len(t, forms, 1, "the code's exchange, and no refresh")
+	restore := auth.AdvanceClock(11 * time.Second) // past half its life
+	require.NoError(t, s.callWith(t, a))
+	restore()
+	s.as.mu.Lock()
+	defer s.as.mu.Unlock()
+	require.Len(t, s.as.tokenForms, 2)
+	assert.Equal(t, "refresh_token", s.as.tokenForms[1].Get("grant_type"), "refreshed once within half its life of its expiry")
 }
 
 func TestTokensGoToTheServerOnly(t *testing.T) {
@@ -701,7 +725,8 @@ func TestConcurrentRefresh(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newSetup(t, func(as *fakeAS) { as.refresh, as.expiresIn = true, 10 }, nil)
 			a := auth.New(s.cfg)
-			require.NoError(t, s.callWith(t, a)) // signed in; the token expires within the refresh margin
+			require.NoError(t, s.callWith(t, a))       // signed in
+			defer auth.AdvanceClock(6 * time.Second)() // the 10 s token expires within its refresh margin
 			s.as.mu.Lock()
 			s.as.failRefresh = failing
 			s.as.expiresIn = 3600 // the refreshed token lasts
@@ -852,4 +877,94 @@ func TestOfflineAccessAsksForConsentOfAnOpenIDProvider(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An authorization server that keeps dynamic registrations in memory
+// forgets them when it restarts: the client registers again, once, and
+// signs in once where its refresh token is gone too.
+func TestAForgottenRegistrationIsMadeAgain(t *testing.T) {
+	for _, store := range []string{"memory", "file"} {
+		t.Run("a refresh refused with invalid_client, "+store+" store", func(t *testing.T) {
+			s := newSetup(t, func(as *fakeAS) { as.refresh, as.strictClients = true, true }, nil)
+			if store == "file" {
+				fs, err := auth.NewFileStore(t.TempDir())
+				require.NoError(t, err)
+				s.cfg.Store = fs
+			}
+			a := auth.New(s.cfg)
+			require.NoError(t, s.callWith(t, a))
+			s.as.forget()
+			require.NoError(t, s.callWith(t, a), "registered again and signed in")
+			_, _, regs := s.as.counts()
+			assert.Equal(t, 2, regs, "one new registration")
+			assert.EqualValues(t, 2, s.browser.n.Load(), "one sign-in more: the refresh token is gone too")
+			if store == "file" {
+				require.NoError(t, s.callWith(t, auth.New(s.cfg)), "a restarted client takes the new registration and its token")
+				_, _, regs = s.as.counts()
+				assert.Equal(t, 2, regs)
+				assert.EqualValues(t, 2, s.browser.n.Load())
+			}
+		})
+	}
+	t.Run("a stored registration the server forgot is made again at sign-in", func(t *testing.T) {
+		s := newSetup(t, func(as *fakeAS) { as.strictClients = true }, nil)
+		fs, err := auth.NewFileStore(t.TempDir())
+		require.NoError(t, err)
+		s.cfg.Store = fs
+		require.NoError(t, s.callWith(t, auth.New(s.cfg)))
+		s.as.forget()
+		// No refresh token: the first thing to meet the forgotten client is
+		// the authorization page, which shows an error and redirects nowhere.
+		require.NoError(t, s.callWith(t, auth.New(s.cfg)), "registered again and signed in")
+		_, _, regs := s.as.counts()
+		assert.Equal(t, 2, regs)
+		assert.EqualValues(t, 3, s.browser.n.Load(), "the failed page, and one sign-in more")
+	})
+	t.Run("when registering again fails too, the error says why", func(t *testing.T) {
+		s := newSetup(t, func(as *fakeAS) { as.refresh, as.strictClients = true, true }, nil)
+		a := auth.New(s.cfg)
+		require.NoError(t, s.callWith(t, a))
+		s.as.forget()
+		s.as.mu.Lock()
+		s.as.noDCR = true
+		s.as.mu.Unlock()
+		err := s.callWith(t, a)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "no longer knew the client")
+		assert.Contains(t, err.Error(), "invalid_client")
+	})
+}
+
+// A refresh that cannot reach the authorization server keeps the grant:
+// the token may still be good, and the refresh token once it is back.
+func TestARefreshThatCannotReachTheServerKeepsTheGrant(t *testing.T) {
+	s := newSetup(t, func(as *fakeAS) { as.refresh, as.expiresIn = true, 10 }, nil)
+	a := auth.New(s.cfg)
+	require.NoError(t, s.callWith(t, a))
+	down := true
+	var mu sync.Mutex
+	s.as.override = map[string]http.HandlerFunc{"/token": func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		d := down
+		mu.Unlock()
+		if d { // the connection dies: no answer at all
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		s.as.override = nil
+		s.as.ServeHTTP(w, r)
+	}}
+	defer auth.AdvanceClock(6 * time.Second)() // the token is within its refresh margin
+	require.NoError(t, s.callWith(t, a), "the token, still good, goes without its refresh")
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	require.NoError(t, s.callWith(t, a))
+	assert.EqualValues(t, 1, s.browser.n.Load(), "no second sign-in")
+	s.as.mu.Lock()
+	defer s.as.mu.Unlock()
+	require.NotEmpty(t, s.as.tokenForms)
+	assert.Equal(t, "refresh_token", s.as.tokenForms[len(s.as.tokenForms)-1].Get("grant_type"), "refreshed once the server is back")
 }

@@ -57,6 +57,8 @@ type fakeAS struct {
 	refresh         bool                        // issue refresh tokens
 	failRefresh     bool                        // refresh requests fail with invalid_grant
 	regAnswer       map[string]any              // merged into registration answers
+	strictClients   bool                        // only registered clients are known (see forget)
+	known           map[string]bool             // the registered clients, when strictClients
 	onToken         func(url.Values)            // sees each token request's form
 	deny            string                      // a scope never granted
 	override        map[string]http.HandlerFunc // by path, served instead
@@ -146,10 +148,18 @@ func (as *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		as.registrations = append(as.registrations, body)
 		as.n++
 		ans := map[string]any{"client_id": fmt.Sprintf("client-%d", as.n), "client_secret": "secret", "redirect_uris": body["redirect_uris"]}
+		if as.known == nil {
+			as.known = map[string]bool{}
+		}
+		as.known[ans["client_id"].(string)] = true
 		for k, v := range as.regAnswer {
 			ans[k] = v
 		}
 		writeJSON(w, 201, ans)
+	case r.Method == http.MethodGet && r.URL.Path == "/authorize" && as.strictClients && !as.known[r.URL.Query().Get("client_id")]:
+		http.Error(w, "unknown client", http.StatusBadRequest) // a page, no redirect: the client cannot be trusted with one
+	case r.Method == http.MethodPost && r.URL.Path == "/token" && as.strictClients && !as.known[clientOf(r)]:
+		writeJSON(w, 401, map[string]any{"error": "invalid_client"})
 	case r.Method == http.MethodGet && r.URL.Path == "/authorize":
 		q := r.URL.Query()
 		as.auths = append(as.auths, q)
@@ -256,6 +266,26 @@ func (as *fakeAS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// clientOf is the client a token request names: in its Basic
+// credentials or its form.
+func clientOf(r *http.Request) string {
+	if id, _, ok := r.BasicAuth(); ok {
+		return id
+	}
+	r.ParseForm()
+	return r.PostForm.Get("client_id")
+}
+
+// forget is a restart of a server that keeps everything in memory: its
+// registrations, tokens and refresh tokens are gone.
+func (as *fakeAS) forget() {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	as.known = nil
+	as.tokens = map[string][]string{}
+	as.refreshTokens = map[string][]string{}
 }
 
 // valid returns the scopes of an access token the server issued.

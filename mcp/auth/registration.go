@@ -24,6 +24,9 @@ type registration struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret,omitempty"`
 	AuthMethod   string `json:"token_endpoint_auth_method"` // client_secret_basic, client_secret_post or none
+
+	dynamic bool // made by dynamic registration (now, or stored from before)
+	stored  bool // taken from the Store, not made now
 }
 
 func (r *registration) style() oauth2.AuthStyle {
@@ -60,6 +63,7 @@ func (c *Client) register(ctx context.Context, md *serverMetadata) (*registratio
 	if b, err := cfg.Store.Load(ctx, key); err == nil && b != nil {
 		var r registration
 		if json.Unmarshal(b, &r) == nil && r.ClientID != "" && r.Issuer == md.Issuer {
+			r.dynamic, r.stored = true, true
 			return &r, nil
 		}
 	}
@@ -68,6 +72,7 @@ func (c *Client) register(ctx context.Context, md *serverMetadata) (*registratio
 		if err != nil {
 			return nil, err
 		}
+		r.dynamic = true
 		b, _ := json.Marshal(r)
 		if err := cfg.Store.Save(ctx, key, b); err != nil {
 			c.logger().Warn("mcp: auth: token store", "err", err)
