@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -129,6 +130,46 @@ func TestAgainstOIDCProvider(t *testing.T) {
 				assert.Empty(t, op.events(t).grants())
 			})
 
+			t.Run("after the authorization server restarts and forgets its registrations, one sign-in", func(t *testing.T) {
+				store := newExpiringStore(t)
+				b := op.browser()
+				require.NoError(t, op.rs.call(t, auth.New(op.config(store, dpop, b.open)), "echo"))
+				op.restart(t)
+				store.expire(t)
+				op.events(t)
+				// The stored refresh token and client are unknown now: the
+				// refresh is refused with invalid_client, and the client
+				// registers again and signs the user in once more.
+				require.NoError(t, op.rs.call(t, auth.New(op.config(store, dpop, b.open)), "echo"))
+				assert.EqualValues(t, 2, b.n.Load(), "one sign-in more")
+				ev := op.events(t)
+				assert.Equal(t, 1, ev.count("registration"), "registered again, once: %v", ev)
+				grants := ev.grants()
+				require.Len(t, grants, 1, "%v", ev)
+				assert.Equal(t, "authorization_code", grants[0].GrantType)
+				assert.Equal(t, tokenType(dpop), grants[0].TokenType)
+
+				require.NoError(t, op.rs.call(t, auth.New(op.config(store, dpop, nil)), "echo"), "the new registration and tokens are stored")
+				assert.Empty(t, op.events(t).grants())
+			})
+			t.Run("after the authorization server restarts, client credentials go on without anyone", func(t *testing.T) {
+				store := newExpiringStore(t)
+				machineClient := func() *auth.Client {
+					cfg := op.config(store, dpop, nil)
+					cfg.Issuer = op.issuer
+					cfg.Grant = op.machine("machine-secret")
+					return auth.New(cfg)
+				}
+				require.NoError(t, op.rs.call(t, machineClient(), "echo"))
+				op.restart(t)
+				store.expire(t)
+				op.events(t)
+				require.NoError(t, op.rs.call(t, machineClient(), "echo"))
+				grants := op.events(t).grants()
+				require.Len(t, grants, 1)
+				assert.Equal(t, "client_credentials", grants[0].GrantType)
+			})
+
 			for _, machine := range []struct{ client, method string }{
 				{"machine-secret", "client_secret_basic"},
 				{"machine-key", "private_key_jwt"},
@@ -193,6 +234,9 @@ type oidcProvider struct {
 	stdin io.Closer
 	lines chan providerEvent
 	marks atomic.Int64
+
+	node, script, settings string // how it was started, to start it again
+	stop                     func()
 }
 
 // providerEvent is a line the provider printed.
@@ -288,8 +332,16 @@ func startOIDCProvider(t *testing.T) *oidcProvider {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(file, b, 0o600))
 	op.machineSecret = settings["clients"].([]map[string]any)[0]["client_secret"].(string)
+	op.node, op.script, op.settings = node, script, file
+	op.start(t)
+	t.Cleanup(func() { op.stop() }) // whichever run is the last
+	op.rs.issuer.Store(&op.issuer)
+	return op
+}
 
-	cmd := exec.Command(node, script, file)
+// start runs the provider with its settings and reads its first line.
+func (op *oidcProvider) start(t *testing.T) {
+	cmd := exec.Command(op.node, op.script, op.settings)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
@@ -298,34 +350,59 @@ func startOIDCProvider(t *testing.T) *oidcProvider {
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	op.stdin = stdin
+	lines := make(chan providerEvent, 256)
+	op.lines = lines
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer close(op.lines)
+		defer close(lines)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var e providerEvent
 			if json.Unmarshal(sc.Bytes(), &e) == nil {
-				op.lines <- e
+				lines <- e
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		stdin.Close() // the script ends when its stdin does
-		<-done
-		cmd.Wait()
-	})
+	var once sync.Once
+	op.stop = func() {
+		once.Do(func() {
+			stdin.Close() // the script ends when its stdin does
+			<-done
+			cmd.Wait()
+		})
+	}
 	select {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("oidc-provider did not start: %s", stderr.String())
-	case first, ok := <-op.lines:
+	case first, ok := <-lines:
 		require.True(t, ok, "oidc-provider ended: %s", stderr.String())
 		require.NotEmpty(t, first.Issuer, "the first line names the issuer")
+		if op.issuer != "" {
+			require.Equal(t, op.issuer, first.Issuer, "started again at the same address")
+		}
 		op.issuer = first.Issuer
 	}
-	op.rs.issuer.Store(&op.issuer)
-	return op
+}
+
+// restart stops the provider and starts it again at the same address: it
+// keeps registrations, grants and refresh tokens in memory, so all of them
+// are gone (the pre-registered machine clients and the signing key stay).
+func (op *oidcProvider) restart(t *testing.T) {
+	t.Helper()
+	op.stop()
+	b, err := os.ReadFile(op.settings)
+	require.NoError(t, err)
+	var settings map[string]any
+	require.NoError(t, json.Unmarshal(b, &settings))
+	u, err := url.Parse(op.issuer)
+	require.NoError(t, err)
+	settings["port"], _ = strconv.Atoi(u.Port())
+	b, err = json.Marshal(settings)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(op.settings, b, 0o600))
+	op.start(t)
 }
 
 // events returns what the provider printed since the last call: it asks

@@ -9,7 +9,8 @@
 // Settings: resource (the MCP server's URL), scopes (that resource's),
 // signingKey (a private P-256 JWK signing the JWT access tokens), clients
 // (pre-registered, as oidc-provider takes them), nonceSecret (hex, 32
-// bytes: DPoP nonces are required at the token endpoint).
+// bytes: DPoP nonces are required at the token endpoint), port (0 or
+// absent: the system's choice; the test restarts the provider at its port).
 import http from 'node:http';
 import fs from 'node:fs';
 import Provider, { errors } from 'oidc-provider';
@@ -18,7 +19,7 @@ const settings = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const out = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 
 const server = http.createServer();
-server.listen(0, '127.0.0.1', () => {
+server.listen(settings.port ?? 0, '127.0.0.1', () => {
   const issuer = `http://127.0.0.1:${server.address().port}`;
   const provider = new Provider(issuer, {
     clients: settings.clients,
