@@ -236,7 +236,7 @@ type oidcProvider struct {
 	marks atomic.Int64
 
 	node, script, settings string // how it was started, to start it again
-	stop                     func()
+	stop                   func()
 }
 
 // providerEvent is a line the provider printed.
