@@ -218,6 +218,9 @@ func TestAgainstOIDCProvider(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a soak: 16 callers through restarts of both servers and cut connections", func(t *testing.T) {
+		soakBehindOIDCProvider(t, op)
+	})
 }
 
 func tokenType(dpop bool) string { return map[bool]string{false: "Bearer", true: "DPoP"}[dpop] }
@@ -379,8 +382,9 @@ func (op *oidcProvider) start(t *testing.T) {
 	case first, ok := <-lines:
 		require.True(t, ok, "oidc-provider ended: %s", stderr.String())
 		require.NotEmpty(t, first.Issuer, "the first line names the issuer")
-		if op.issuer != "" {
+		if op.issuer != "" { // the resource server reads it meanwhile
 			require.Equal(t, op.issuer, first.Issuer, "started again at the same address")
+			return
 		}
 		op.issuer = first.Issuer
 	}
@@ -389,13 +393,16 @@ func (op *oidcProvider) start(t *testing.T) {
 // restart stops the provider and starts it again at the same address: it
 // keeps registrations, grants and refresh tokens in memory, so all of them
 // are gone (the pre-registered machine clients and the signing key stay).
-func (op *oidcProvider) restart(t *testing.T) {
+func (op *oidcProvider) restart(t *testing.T, change ...func(settings map[string]any)) {
 	t.Helper()
 	op.stop()
 	b, err := os.ReadFile(op.settings)
 	require.NoError(t, err)
 	var settings map[string]any
 	require.NoError(t, json.Unmarshal(b, &settings))
+	for _, f := range change {
+		f(settings)
+	}
 	u, err := url.Parse(op.issuer)
 	require.NoError(t, err)
 	settings["port"], _ = strconv.Atoi(u.Port())
@@ -551,6 +558,52 @@ type jwtRS struct {
 	accepted []accessToken
 	refused  []string // why tokens were refused, but for none sent
 	proofIDs map[string]bool
+	server   *mcptest.Server
+	sessions map[string]bool // the sessions of server: another is 404
+}
+
+// forgetSessions is a restart of the MCP server: a new server, which
+// knows none of the sessions of the old one.
+func (rs *jwtRS) forgetSessions() {
+	server := &mcptest.Server{}
+	for _, name := range []string{"echo", "admin"} {
+		server.AddTool(mcp.Tool{Name: name}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult(name + " ok"), nil
+		})
+	}
+	rs.mu.Lock()
+	rs.server, rs.sessions = server, map[string]bool{}
+	rs.mu.Unlock()
+}
+
+// sessionRecorder notes the session ids the server hands out.
+type sessionRecorder struct {
+	http.ResponseWriter
+	rs *jwtRS
+}
+
+func (s *sessionRecorder) WriteHeader(code int) {
+	if id := s.Header().Get("Mcp-Session-Id"); id != "" {
+		s.rs.mu.Lock()
+		s.rs.sessions[id] = true
+		s.rs.mu.Unlock()
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *sessionRecorder) Write(b []byte) (int, error) {
+	if id := s.Header().Get("Mcp-Session-Id"); id != "" {
+		s.rs.mu.Lock()
+		s.rs.sessions[id] = true
+		s.rs.mu.Unlock()
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *sessionRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // accessToken holds the claims of a JWT access token.
@@ -571,12 +624,7 @@ func (a accessToken) scopes() []string { return strings.Fields(a.Scope) }
 
 func newJWTRS(t *testing.T, key *ecdsa.PublicKey) *jwtRS {
 	rs := &jwtRS{key: key, proofIDs: map[string]bool{}}
-	server := &mcptest.Server{}
-	for _, name := range []string{"echo", "admin"} {
-		server.AddTool(mcp.Tool{Name: name}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
-			return mcptest.TextResult(name + " ok"), nil
-		})
-	}
+	rs.forgetSessions()
 	mux := http.NewServeMux()
 	prm := "/.well-known/oauth-protected-resource/mcp"
 	mux.HandleFunc("GET "+prm, func(w http.ResponseWriter, r *http.Request) {
@@ -629,8 +677,13 @@ func newJWTRS(t *testing.T, key *ecdsa.PublicKey) *jwtRS {
 		}
 		rs.mu.Lock()
 		rs.accepted = append(rs.accepted, at)
+		server, known := rs.server, rs.sessions[r.Header.Get("Mcp-Session-Id")]
 		rs.mu.Unlock()
-		server.ServeHTTP(w, r)
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" && !known {
+			http.Error(w, "no such session", http.StatusNotFound)
+			return
+		}
+		server.ServeHTTP(&sessionRecorder{ResponseWriter: w, rs: rs}, r)
 	})
 	rs.srv = httptest.NewServer(mux)
 	t.Cleanup(rs.srv.Close)

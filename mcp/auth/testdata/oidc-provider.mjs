@@ -10,7 +10,8 @@
 // signingKey (a private P-256 JWK signing the JWT access tokens), clients
 // (pre-registered, as oidc-provider takes them), nonceSecret (hex, 32
 // bytes: DPoP nonces are required at the token endpoint), port (0 or
-// absent: the system's choice; the test restarts the provider at its port).
+// absent: the system's choice; the test restarts the provider at its port),
+// accessTokenTTL (seconds; 3600 when absent).
 import http from 'node:http';
 import fs from 'node:fs';
 import Provider, { errors } from 'oidc-provider';
@@ -50,7 +51,7 @@ server.listen(settings.port ?? 0, '127.0.0.1', () => {
             scope: settings.scopes.join(' '),
             audience: settings.resource,
             accessTokenFormat: 'jwt',
-            accessTokenTTL: 3600,
+            accessTokenTTL: settings.accessTokenTTL ?? 3600,
             jwt: { sign: { alg: 'ES256' } },
           };
         },
