@@ -90,6 +90,7 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 		(&mcptest.Server{}).ServeHTTP(w, r)
 	}))
 	defer authSrv.Close()
+	sseSrv := legacyFake(t, "/messages?s=%d")
 
 	ok := `{"command": "BIN", "args": ["-test.run=^$"], "env": ENV}`
 	approveAll := `{"enableAllProjectMcpServers": true}`
@@ -203,6 +204,16 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 			want: map[string]string{"h": "connected"}},
 		{name: "a malformed .mcp.json", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": `, "home/.claude.json": `{"mcpServers": {"u": ` + ok + `}}`},
 			want: map[string]string{"p": "absent", "u": "connected"}},
+		{name: "type streamable-http", files: map[string]string{"home/.claude.json": `{"mcpServers": {"h": {"type": "streamable-http", "url": "HTTP"}}}`},
+			want: map[string]string{"h": "connected"}},
+		{name: "a working sse server", files: map[string]string{"home/.claude.json": `{"mcpServers": {"s": {"type": "sse", "url": "SSE"}}}`},
+			want: map[string]string{"s": "connected"}},
+		{name: "invalid entries", files: map[string]string{"home/.claude.json": `{"mcpServers": {"n": {"command": 5}, "t": {"type": "stdio"}, "s": "a string", "u": ` + ok + `}}`},
+			want: map[string]string{"n": "absent", "t": "absent", "s": "absent", "u": "connected"}, differs: "an invalid entry is listed, failed"},
+		{name: "a project server runs in the project with CLAUDE_PROJECT_DIR", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": {"command": "sh", "args": ["-c", "test \"$CLAUDE_PROJECT_DIR\" = ROOT && test \"$(pwd -P)\" = ROOT && exec BIN -test.run=^$"], "env": ENV}}}`,
+			"home/.claude/settings.json": approveAll, "home/.claude.json": trustRoot}, want: map[string]string{"p": "connected"}},
+		{name: "a server inherits the environment", files: map[string]string{"home/.claude.json": `{"mcpServers": {"e": {"command": "sh", "args": ["-c", "test \"$MCPLUG_CC_SET\" = v && exec BIN -test.run=^$"], "env": ENV}}}`},
+			want: map[string]string{"e": "connected"}},
 		{name: "a disabled entry", files: map[string]string{"home/.claude.json": `{"mcpServers": {"d": {"command": "BIN", "args": ["-test.run=^$"], "env": ENV, "disabled": true}}}`},
 			want: map[string]string{"d": "connected"}, differs: "disabled"},
 	}
@@ -216,7 +227,7 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 	var report []string
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := lay(t, tc, httpSrv.URL, authSrv.URL)
+			dir := lay(t, tc, httpSrv.URL, authSrv.URL, sseSrv.URL)
 			theirs := claudeList(t, claude, dir)
 			ours := mcplugList(t, dir)
 			names := map[string]bool{}
@@ -258,7 +269,7 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 
 // lay writes tc's files into a new home, root, sub and parent, points HOME
 // at the home, and returns the directory to run from.
-func lay(t *testing.T, tc ccCase, httpURL, authURL string) string {
+func lay(t *testing.T, tc ccCase, httpURL, authURL, sseURL string) string {
 	t.Helper()
 	parent, _ := filepath.EvalSymlinks(t.TempDir())
 	home, _ := filepath.EvalSymlinks(t.TempDir())
@@ -271,7 +282,7 @@ func lay(t *testing.T, tc ccCase, httpURL, authURL string) string {
 	}
 	t.Setenv("HOME", home)
 	env := fmt.Sprintf(`{%q: "basic"}`, testproc.EnvScenario)
-	r := strings.NewReplacer("BIN", os.Args[0], "ENV", env, "SUB", sub, "ROOT", root, "PARENT", parent, "HTTPAUTH", authURL+"/mcp", "HTTP", httpURL+"/mcp")
+	r := strings.NewReplacer("SSE", sseURL+"/sse", "BIN", os.Args[0], "ENV", env, "SUB", sub, "ROOT", root, "PARENT", parent, "HTTPAUTH", authURL+"/mcp", "HTTP", httpURL+"/mcp")
 	for path, content := range tc.files {
 		base, rel, _ := strings.Cut(path, "/")
 		dir := map[string]string{"home": home, "root": root, "parent": parent}[base]
