@@ -56,8 +56,12 @@
 // every document or token answer is read up to 1 MiB.
 //
 // Tokens go only to the server's origin. They are refreshed (with the
-// resource parameter) 30 seconds before they expire and on a 401; a failed
-// refresh falls back to a new authorization. The Store keeps registrations
+// resource parameter) 30 seconds before they expire, or half their life
+// when that is shorter, and on a 401; a refresh the authorization server
+// refuses falls back to a new authorization, one that cannot reach it
+// keeps the grant. A dynamic registration the server no longer knows
+// (invalid_client; an authorization server that keeps them in memory
+// forgets them when it restarts) is made again, once. The Store keeps registrations
 // and tokens (keyed by issuer, resource and client; a Grant's are kept
 // too, so a restart does not ask for a new one): MemoryStore for the
 // program's life, FileStore for the user's config directory (mode 0600).
