@@ -1,0 +1,408 @@
+// Package toolsearch ranks tools for a query, so that an agent can hold
+// hundreds of MCP tools and send the model only those it looks for.
+//
+//	idx := toolsearch.New(tools)
+//	for _, r := range idx.Search("open a pull request", 5) {
+//		fmt.Println(r.Tool.Name, r.Score)
+//	}
+//
+// Ranking is BM25F: each tool is a document with fields of their own
+// weight (its name, title, description, argument names and argument
+// descriptions), words are split at case changes, digits, '_', '-', '.'
+// and every other non-letter ("listPullRequests", "list_pull_requests"
+// and "list-pull-requests" all give list, pull, requests) and stemmed
+// (Snowball English), and common English words are left out. A query
+// "select:a,b" picks tools by exact name instead.
+package toolsearch
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/kljensen/snowball/english"
+	"github.com/mcplug/mcplug/mcp"
+)
+
+// Field weights: what the name and title say counts most.
+const (
+	weightName        = 3.0
+	weightTitle       = 2.0
+	weightDescription = 1.0
+	weightArgName     = 1.5
+	weightArgDesc     = 0.5
+)
+
+// BM25 parameters.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Bounds on what one tool adds to the index: a server's description or
+// schema may be large, and is the server's to choose.
+const (
+	maxTextBytes = 16 << 10 // of one field
+	maxArgs      = 64       // argument names and descriptions taken, depth first
+	maxDepth     = 4        // of nested argument objects
+)
+
+// Index is a search index over a tool list. It is safe for concurrent
+// use once built; build a new one when the list changes.
+type Index struct {
+	tools    []mcp.Tool
+	byName   map[string]int
+	postings map[string][]posting // per term: the tools that have it
+	length   []float64            // per tool: weighted length
+	avgLen   float64
+}
+
+// posting is a tool that has a term, and the term's weighted frequency
+// there.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// Result is a tool and its score for a query; higher is better.
+type Result struct {
+	Tool  mcp.Tool
+	Score float64
+}
+
+// New indexes tools (by their Name, as the agent exposes them).
+func New(tools []mcp.Tool) *Index {
+	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), postings: map[string][]posting{}, length: make([]float64, len(tools))}
+	stems := stemCache.take() // words repeat across tools and lists: stem each once
+	defer stemCache.give(stems)
+	total := 0.0
+	doc := map[string]float64{}
+	for i, t := range tools {
+		idx.byName[t.Name] = i
+		clear(doc)
+		n := 0.0
+		add := func(text string, w float64) {
+			for _, term := range terms(text, stems) {
+				doc[term] += w
+				n += w
+			}
+		}
+		add(t.Name, weightName)
+		add(t.Title, weightTitle)
+		if t.Annotations != nil {
+			add(t.Annotations.Title, weightTitle)
+		}
+		add(t.Description, weightDescription)
+		names, descs := arguments(t.InputSchema)
+		add(names, weightArgName)
+		add(descs, weightArgDesc)
+		for term, tf := range doc {
+			idx.postings[term] = append(idx.postings[term], posting{doc: int32(i), tf: float32(tf)})
+		}
+		idx.length[i] = n
+		total += n
+	}
+	if len(tools) > 0 {
+		idx.avgLen = total / float64(len(tools))
+	}
+	return idx
+}
+
+// stemCache keeps the stems of the words indexed, for the next index
+// (a tool list changes a little at a time), up to maxStems words.
+var stemCache stems
+
+const maxStems = 1 << 16
+
+type stems struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// take gives the cache to one New at a time (another gets a map of its
+// own meanwhile).
+func (c *stems) take() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.m
+	c.m = nil
+	if m == nil || len(m) > maxStems {
+		m = map[string]string{}
+	}
+	return m
+}
+
+func (c *stems) give(m map[string]string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(m) > len(c.m) {
+		c.m = m
+	}
+}
+
+// Len is the number of tools indexed.
+func (idx *Index) Len() int { return len(idx.tools) }
+
+// Search returns at most k tools for query, best first; none score zero.
+// A query "select:name1,name2" returns those tools, by exact name, in that
+// order (names it does not know are left out).
+func (idx *Index) Search(query string, k int) []Result {
+	if k <= 0 {
+		return nil
+	}
+	if names, ok := strings.CutPrefix(strings.TrimSpace(query), "select:"); ok {
+		var out []Result
+		for _, n := range strings.Split(names, ",") {
+			if i, ok := idx.byName[strings.TrimSpace(n)]; ok && len(out) < k {
+				out = append(out, Result{Tool: idx.tools[i], Score: 1})
+			}
+		}
+		return out
+	}
+	qterms := Terms(query)
+	if len(qterms) == 0 || len(idx.tools) == 0 {
+		return nil
+	}
+	slices.Sort(qterms)
+	qterms = slices.Compact(qterms)
+	n := float64(len(idx.tools))
+	scores := map[int32]float64{}
+	for _, term := range qterms {
+		ps := idx.postings[term]
+		if len(ps) == 0 {
+			continue
+		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			scores[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*idx.length[p.doc]/idx.avgLen))
+		}
+	}
+	out := make([]Result, 0, len(scores))
+	for d, score := range scores {
+		out = append(out, Result{Tool: idx.tools[d], Score: score})
+	}
+	slices.SortStableFunc(out, func(x, y Result) int {
+		switch {
+		case x.Score > y.Score:
+			return -1
+		case x.Score < y.Score:
+			return 1
+		}
+		return strings.Compare(x.Tool.Name, y.Tool.Name)
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// Terms splits text into the index's terms: words split at case changes,
+// digits and non-letters, lower-cased, stemmed, common words left out.
+func Terms(text string) []string { return terms(text, nil) }
+
+// terms is Terms, with stems remembered in cache when it is not nil.
+func terms(text string, cache map[string]string) []string {
+	if len(text) > maxTextBytes {
+		text = text[:maxTextBytes]
+	}
+	var out []string
+	eachWord(text, func(w string) {
+		if stem, ok := cache[w]; ok {
+			if stem != "" {
+				out = append(out, stem)
+			}
+			return
+		}
+		stem := ""
+		if lw := strings.ToLower(w); len(lw) >= 2 && !english.IsStopWord(lw) {
+			stem = english.Stem(lw, false)
+		}
+		if cache != nil {
+			cache[w] = stem // "" for a word left out
+		}
+		if stem != "" {
+			out = append(out, stem)
+		}
+	})
+	return out
+}
+
+// eachWord calls fn with the words of s, substrings of it: s is split at
+// non-letters and non-digits, and within a run of letters at a change
+// from lower to upper case ("pullRequest", and "HTTPServer" as HTTP,
+// Server) and between letters and digits.
+func eachWord(s string, fn func(string)) {
+	if isASCII(s) {
+		eachASCIIWord(s, fn)
+		return
+	}
+	start := -1
+	var prev, prevPrev rune
+	prevAt := 0 // where prev began
+	for i, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if start >= 0 {
+				fn(s[start:i])
+			}
+			start = -1
+			prev, prevPrev = 0, 0
+			continue
+		}
+		switch {
+		case start < 0:
+			start = i
+		case unicode.IsDigit(r) != unicode.IsDigit(prev):
+			fn(s[start:i])
+			start = i
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			fn(s[start:i])
+			start = i
+		case unicode.IsUpper(prev) && unicode.IsLower(r) && prevAt > start && unicode.IsUpper(prevPrev):
+			// "HTTPServer": the last capital begins the next word.
+			fn(s[start:prevAt])
+			start = prevAt
+		}
+		prevPrev, prev, prevAt = prev, r, i
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// eachASCIIWord is eachWord for ASCII text, a byte at a time.
+func eachASCIIWord(s string, fn func(string)) {
+	const (
+		other = iota
+		lower
+		upper
+		digit
+	)
+	class := func(c byte) int {
+		switch {
+		case 'a' <= c && c <= 'z':
+			return lower
+		case 'A' <= c && c <= 'Z':
+			return upper
+		case '0' <= c && c <= '9':
+			return digit
+		}
+		return other
+	}
+	start, prev, prevPrev := -1, other, other
+	for i := 0; i < len(s); i++ {
+		c := class(s[i])
+		switch {
+		case c == other:
+			if start >= 0 {
+				fn(s[start:i])
+			}
+			start, prev, prevPrev = -1, other, other
+			continue
+		case start < 0:
+			start = i
+		case (c == digit) != (prev == digit):
+			fn(s[start:i])
+			start = i
+		case c == upper && prev == lower:
+			fn(s[start:i])
+			start = i
+		case prev == upper && c == lower && i-1 > start && prevPrev == upper:
+			fn(s[start : i-1])
+			start = i - 1
+		}
+		prevPrev, prev = prev, c
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
+}
+
+// arguments returns the argument names and descriptions of an input
+// schema, as text: the member names of every "properties" object of the
+// schema (nested ones too, within maxDepth) and the "description" of each
+// such argument, at most maxArgs. It reads the schema's tokens once,
+// without decoding it into values; it stops at a syntax error.
+func arguments(schema json.RawMessage) (names, descs string) {
+	if len(schema) == 0 {
+		return "", ""
+	}
+	type frame struct {
+		obj        bool   // an object, not an array
+		props      bool   // a "properties" object: its member names are arguments
+		arg        bool   // an argument's schema: its "description" describes it
+		name       string // the member being read
+		expectName bool
+	}
+	var nb, db strings.Builder
+	count := 0
+	stack := make([]frame, 0, 16)
+	dec := jsontext.NewDecoder(bytes.NewReader(schema), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			break
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if top != nil && top.obj && top.expectName {
+			top.name, top.expectName = tok.String(), false
+			if top.props && count < maxArgs {
+				count++
+				nb.WriteString(top.name)
+				nb.WriteByte(' ')
+			}
+			continue
+		}
+		switch tok.Kind() {
+		case '{', '[':
+			if len(stack) >= 2*maxDepth+2 {
+				dec.SkipValue() // past the depth taken: the value is skipped whole
+				if top != nil && top.obj {
+					top.expectName = true
+				}
+				continue
+			}
+			f := frame{obj: tok.Kind() == '{', expectName: tok.Kind() == '{'}
+			if top != nil && top.obj {
+				f.props = top.name == "properties" && !top.props
+				f.arg = top.props
+			}
+			stack = append(stack, f)
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].expectName = true
+			}
+		default:
+			if top != nil && top.obj {
+				if top.arg && top.name == "description" && tok.Kind() == '"' {
+					db.WriteString(tok.String())
+					db.WriteByte(' ')
+				}
+				top.expectName = true
+			}
+		}
+		if len(stack) == 0 {
+			break
+		}
+	}
+	return nb.String(), db.String()
+}
