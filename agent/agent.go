@@ -74,8 +74,14 @@ type Agent struct {
 	// call, and the model's text as it streams. Nil discards it.
 	Output io.Writer
 
-	history []Message
-	tools   *toolSet
+	// ToolSearch defers tools behind a search (see ToolSearch); the zero
+	// value sends every definition on every turn.
+	ToolSearch ToolSearch
+
+	history  []Message
+	tools    *toolSet
+	deferred []mcp.Tool // of this turn
+	search   searchState
 }
 
 // An Observer sees an Agent's work, for tracing (otelmcp.Observer is
@@ -108,6 +114,7 @@ func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 		MaxRequestBytes: a.MaxRequestBytes,
 		Observer:        a.Observer,
 		Output:          a.Output,
+		ToolSearch:      a.ToolSearch,
 	}
 }
 
@@ -143,12 +150,23 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		}
 		a.tools = ts
 		a.fitHistory()
+		req := &Request{System: a.System, Messages: a.history}
+		loaded, deferred := a.split(ts.tools)
+		a.deferred = deferred
+		switch sm, native := a.Model.(SearchingModel); {
+		case len(deferred) == 0:
+			req.Tools = ts.tools
+		case native && sm.SearchesTools():
+			req.Tools, req.Deferred = loaded, deferred
+		default:
+			req.Tools = append(slices.Clip(loaded), searchTool)
+		}
 		wrote := false
 		tctx, endTurn := ctx, func(error) {}
 		if a.Observer != nil {
 			tctx, endTurn = a.Observer.StartTurn(ctx, step+1)
 		}
-		resp, err := a.Model.Generate(tctx, &Request{System: a.System, Messages: a.history, Tools: a.tools.tools},
+		resp, err := a.Model.Generate(tctx, req,
 			func(text string) {
 				if text != "" {
 					wrote = true
@@ -160,6 +178,7 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 			return "", fmt.Errorf("agent: model: %w", err)
 		}
 		a.history = append(a.history, Message{Role: RoleAssistant, Content: resp.Content})
+		a.foundByModel(resp.Content)
 		var results []Block
 		for _, b := range resp.Content {
 			if b.Type != BlockToolUse {
@@ -204,6 +223,14 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		return result
 	}
 	p, ok := a.tools.routes[use.Name]
+	if !ok && use.Name == SearchToolName && len(a.deferred) > 0 {
+		res, err := a.runSearch(use, a.deferred)
+		if err != nil {
+			return fail(err)
+		}
+		result.Content = a.resultBlocks(res)
+		return result
+	}
 	if !ok {
 		return fail(fmt.Errorf("%w %q", ErrUnknownTool, use.Name))
 	}

@@ -28,6 +28,11 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []mcp.Tool
+	// Deferred are tools a SearchingModel may find with its own search
+	// (see ToolSearch): their definitions are to be loaded only once
+	// found. Empty for other models, which get the Agent's search tool in
+	// Tools instead.
+	Deferred []mcp.Tool
 }
 
 // Response is a Model's reply.
@@ -65,6 +70,11 @@ const (
 	BlockImage      = "image"
 	BlockToolUse    = "tool_use"
 	BlockToolResult = "tool_result"
+	// A SearchingModel's own search: the call (ID, Name, Input) and what
+	// it found (ToolUseID, ToolNames; IsError when it failed). They stay
+	// in the history as the model gave them.
+	BlockServerToolUse    = "server_tool_use"
+	BlockToolSearchResult = "tool_search_tool_result"
 )
 
 // Block is one content block. Type says which fields are set:
@@ -72,6 +82,8 @@ const (
 //   - "image": MediaType and Data (base64)
 //   - "tool_use": ID, Name, Input
 //   - "tool_result": ToolUseID, Content (text and image blocks), IsError
+//   - "server_tool_use": ID, Name, Input
+//   - "tool_search_tool_result": ToolUseID, ToolNames, IsError
 type Block struct {
 	Type      string
 	Text      string
@@ -83,4 +95,5 @@ type Block struct {
 	ToolUseID string
 	Content   []Block
 	IsError   bool
+	ToolNames []string
 }

@@ -4,6 +4,7 @@ package mcp
 // names, rebuilt when a server's list changes, and the routing of calls.
 
 import (
+	"encoding/json"
 	"context"
 	"fmt"
 	"slices"
@@ -90,6 +91,9 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 		}
 		t := e.tool
 		t.Name = name
+		if e.s.cfg != nil && e.s.cfg.AlwaysLoad {
+			t.Meta = withAlwaysLoad(t.Meta)
+		}
 		if t.Description == "" {
 			t.Description = fmt.Sprintf("MCP tool %s from %s", e.tool.Name, e.s.name)
 		}
@@ -237,3 +241,26 @@ func (m *Manager) refresh(s *server) {
 // refreshDelay is how long a tools refresh waits for more of a burst of
 // notifications/tools/list_changed.
 const refreshDelay = 20 * time.Millisecond
+
+// alwaysLoadMeta is the _meta key Claude Code reads on a tool: true, it is
+// never deferred behind a tool search (package agent reads it).
+const alwaysLoadMeta = "anthropic/alwaysLoad"
+
+// withAlwaysLoad is a tool's _meta with "anthropic/alwaysLoad": true, for
+// the tools of a config entry with "alwaysLoad": true, unless the tool
+// says otherwise itself (its own value wins, as in Claude Code).
+func withAlwaysLoad(meta json.RawMessage) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if len(meta) > 0 && (json.Unmarshal(meta, &m) != nil || m == nil) {
+		return meta
+	}
+	if _, ok := m[alwaysLoadMeta]; ok {
+		return meta
+	}
+	m[alwaysLoadMeta] = json.RawMessage("true")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return meta
+	}
+	return b
+}

@@ -489,7 +489,7 @@ func parseConfig(b []byte, source string, settings bool) *Config {
 }
 
 // entryKeys are the members of a server entry this package reads.
-var entryKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled", "oauth"}
+var entryKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled", "oauth", "alwaysLoad"}
 
 func parseEntry(name string, raw json.RawMessage, source string) *Server {
 	sc := &Server{Name: name, Source: source}
@@ -510,6 +510,7 @@ func parseEntry(name string, raw json.RawMessage, source string) *Server {
 	}{
 		{"type", &sc.Type}, {"command", &sc.Command}, {"args", &sc.Args}, {"env", &sc.Env}, {"cwd", &sc.Cwd},
 		{"url", &sc.URL}, {"headers", &sc.Headers}, {"headersHelper", &sc.HeadersHelper}, {"disabled", &sc.Disabled},
+		{"alwaysLoad", &sc.AlwaysLoad},
 	} {
 		if err := field(fields, f.key, f.dst); err != nil {
 			return fail("%v", err)

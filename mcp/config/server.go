@@ -44,6 +44,10 @@ type Server struct {
 	HeadersHelper string `json:"headersHelper,omitempty"`
 	// Disabled servers are listed in Status but never started.
 	Disabled bool `json:"disabled,omitempty"`
+	// AlwaysLoad keeps the server's tools out of a tool search: their
+	// definitions always reach the model (Claude Code's "alwaysLoad"; a
+	// tool's own _meta["anthropic/alwaysLoad"] wins). See package agent.
+	AlwaysLoad bool `json:"alwaysLoad,omitempty"`
 	// OAuth is an http or sse server's pre-registered OAuth client, as
 	// Claude Code writes it; the mcp.Manager's Authorizer uses it.
 	OAuth *OAuth `json:"oauth,omitempty"`
