@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/agent"
+	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/internal/toolfixtures"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/config"
-	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -260,5 +260,3 @@ func BenchmarkFirstRequest(b *testing.B) {
 		b.Errorf("deferred %d bytes, more than 5%% of eager %d", deferred, eager)
 	}
 }
-
-

@@ -4,8 +4,8 @@ package mcp
 // names, rebuilt when a server's list changes, and the routing of calls.
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
