@@ -83,7 +83,8 @@ const (
 //   - "tool_use": ID, Name, Input
 //   - "tool_result": ToolUseID, Content (text and image blocks), IsError
 //   - "server_tool_use": ID, Name, Input
-//   - "tool_search_tool_result": ToolUseID, ToolNames, IsError
+//   - "tool_search_tool_result": ToolUseID, ToolNames; when it failed,
+//     IsError and Text (the error code)
 type Block struct {
 	Type      string
 	Text      string

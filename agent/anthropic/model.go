@@ -17,11 +17,17 @@ import (
 // DefaultModel is the model used when $MINI_MODEL is not set.
 const DefaultModel = "claude-sonnet-4-5-20250929"
 
-// Model is an agent.Model that talks to the Messages API.
+// Model is an agent.Model that talks to the Messages API. It searches
+// deferred tools itself (agent.SearchingModel): they go with
+// "defer_loading": true beside the API's tool search tool, which loads
+// those it finds.
 type Model struct {
 	client    sdk.Client
 	name      string
 	maxTokens int64
+	// Regex picks the regex variant of the tool search tool (the model
+	// writes patterns); the default is BM25 (the model writes words).
+	Regex bool
 }
 
 // New returns a Model. The key and base URL come from the environment
@@ -41,7 +47,14 @@ func (m *Model) Name() string { return m.name }
 // AcceptsImages reports true: tool results may carry images.
 func (m *Model) AcceptsImages() bool { return true }
 
-var _ agent.ImageModel = (*Model)(nil)
+// SearchesTools reports true: deferred tools are found by the API's tool
+// search tool.
+func (m *Model) SearchesTools() bool { return true }
+
+var (
+	_ agent.ImageModel     = (*Model)(nil)
+	_ agent.SearchingModel = (*Model)(nil)
+)
 
 // Generate streams one reply.
 func (m *Model) Generate(ctx context.Context, req *agent.Request, onText func(string)) (*agent.Response, error) {
@@ -59,6 +72,21 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request, onText func(st
 			return nil, err
 		}
 		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: tp})
+	}
+	if len(req.Deferred) > 0 {
+		if m.Regex {
+			params.Tools = append(params.Tools, sdk.ToolUnionParam{OfToolSearchToolRegex20251119: &sdk.ToolSearchToolRegex20251119Param{Type: "tool_search_tool_regex_20251119"}})
+		} else {
+			params.Tools = append(params.Tools, sdk.ToolUnionParam{OfToolSearchToolBm25_20251119: &sdk.ToolSearchToolBm25_20251119Param{Type: "tool_search_tool_bm25_20251119"}})
+		}
+		for _, t := range req.Deferred {
+			tp, err := toolParam(t)
+			if err != nil {
+				return nil, err
+			}
+			tp.DeferLoading = sdk.Bool(true)
+			params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: tp})
+		}
 	}
 	stream := m.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
@@ -82,6 +110,18 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request, onText func(st
 			resp.Content = append(resp.Content, agent.Block{Type: agent.BlockText, Text: c.Text})
 		case "tool_use":
 			resp.Content = append(resp.Content, agent.Block{Type: agent.BlockToolUse, ID: c.ID, Name: c.Name, Input: c.Input})
+		case "server_tool_use":
+			resp.Content = append(resp.Content, agent.Block{Type: agent.BlockServerToolUse, ID: c.ID, Name: c.Name, Input: c.Input})
+		case "tool_search_tool_result":
+			r := c.AsToolSearchToolResult()
+			b := agent.Block{Type: agent.BlockToolSearchResult, ToolUseID: r.ToolUseID}
+			if r.Content.ErrorCode != "" {
+				b.IsError, b.Text = true, string(r.Content.ErrorCode)
+			}
+			for _, ref := range r.Content.ToolReferences {
+				b.ToolNames = append(b.ToolNames, ref.ToolName)
+			}
+			resp.Content = append(resp.Content, b)
 		}
 	}
 	return resp, nil
@@ -139,6 +179,22 @@ func messages(history []agent.Message) []sdk.MessageParam {
 					input = map[string]any{}
 				}
 				blocks = append(blocks, sdk.NewToolUseBlock(b.ID, input, b.Name))
+			case agent.BlockServerToolUse:
+				var input any = json.RawMessage(b.Input)
+				if len(b.Input) == 0 {
+					input = map[string]any{}
+				}
+				blocks = append(blocks, sdk.ContentBlockParamUnion{OfServerToolUse: &sdk.ServerToolUseBlockParam{ID: b.ID, Name: sdk.ServerToolUseBlockParamName(b.Name), Input: input}})
+			case agent.BlockToolSearchResult:
+				if b.IsError {
+					blocks = append(blocks, sdk.NewToolSearchToolResultBlock(sdk.ToolSearchToolResultErrorParam{ErrorCode: sdk.ToolSearchToolResultErrorCode(b.Text)}, b.ToolUseID))
+					continue
+				}
+				refs := make([]sdk.ToolReferenceBlockParam, 0, len(b.ToolNames))
+				for _, n := range b.ToolNames {
+					refs = append(refs, sdk.ToolReferenceBlockParam{ToolName: n})
+				}
+				blocks = append(blocks, sdk.NewToolSearchToolResultBlock(sdk.ToolSearchToolSearchResultBlockParam{ToolReferences: refs}, b.ToolUseID))
 			case agent.BlockToolResult:
 				tr := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID}
 				if b.IsError {

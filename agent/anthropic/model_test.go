@@ -82,3 +82,50 @@ func TestGenerateAgainstTheMessagesAPI(t *testing.T) {
 	_, err = m.Generate(context.Background(), req, nil)
 	assert.ErrorContains(t, err, "no turn 3 scripted", "the mock's error reaches the caller")
 }
+
+// With tools deferred, the request carries the API's tool search tool and
+// the deferred definitions with defer_loading; the reply's server_tool_use
+// and tool_search_tool_result come back as blocks, and go back in the
+// history as they came, so that the tool_reference resolves and the tool
+// found can be called.
+func TestDeferredToolsGoThroughTheAPIsToolSearch(t *testing.T) {
+	mock, err := mockllm.Start(
+		mockllm.Turn{Search: &mockllm.Search{Query: "add numbers", Found: []string{"mcp__demo__add"}},
+			ToolCalls: []mockllm.ToolCall{{Name: "mcp__demo__add", Input: json.RawMessage(`{"a":17,"b":25}`)}}},
+		mockllm.Turn{Text: "17 + 25 = 42."},
+	)
+	require.NoError(t, err)
+	defer mock.Close()
+	m := anthropic.New(option.WithBaseURL(mock.URL), option.WithAPIKey("k"))
+	provider := agent.Funcs{
+		{Tool: mcp.Tool{Name: "mcp__demo__add", Description: "Add two numbers.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`)},
+			Fn: func(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("42"), nil }},
+		{Tool: mcp.Tool{Name: "mcp__demo__sub", Description: "Subtract."}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("-8"), nil }},
+	}
+	a := &agent.Agent{Model: m, Tools: []agent.ToolProvider{provider}, ToolSearch: agent.ToolSearch{Mode: agent.SearchOn}}
+	got, err := a.Chat(context.Background(), "Use the add tool to compute 17 + 25.")
+	require.NoError(t, err, "the mock refuses a tool_reference or a call the API would")
+	assert.Equal(t, "17 + 25 = 42.", got)
+
+	var first struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal(mock.Requests()[0], &first))
+	require.Len(t, first.Tools, 3)
+	assert.Equal(t, "tool_search_tool_bm25_20251119", first.Tools[0]["type"])
+	for _, tl := range first.Tools[1:] {
+		assert.Equal(t, true, tl["defer_loading"], "%v", tl["name"])
+	}
+	var second struct {
+		Messages []struct {
+			Role    string            `json:"role"`
+			Content []json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(mock.Requests()[1], &second))
+	require.Len(t, second.Messages, 3)
+	require.Len(t, second.Messages[1].Content, 3, "server_tool_use, tool_search_tool_result, tool_use")
+	assert.JSONEq(t, `{"type":"server_tool_use","id":"srvtoolu_mock_1","name":"tool_search_tool_bm25","input":{"query":"add numbers"}}`, string(second.Messages[1].Content[0]))
+	assert.JSONEq(t, `{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_mock_1","content":{"type":"tool_search_tool_search_result",
+		"tool_references":[{"type":"tool_reference","tool_name":"mcp__demo__add"}]}}`, string(second.Messages[1].Content[1]))
+}

@@ -15,10 +15,23 @@ import (
 	"sync"
 )
 
-// Turn is one scripted reply: text, tool calls, or both (text first).
+// Turn is one scripted reply: text, a search of the deferred tools, tool
+// calls (in that order), any of them.
 type Turn struct {
 	Text      string
+	Search    *Search
 	ToolCalls []ToolCall
+}
+
+// Search is the API's own tool search in a reply: a server_tool_use of the
+// request's tool search tool with the query, then its
+// tool_search_tool_result with a tool_reference for each tool found. As
+// the API does, the mock refuses a request whose reply would refer to a
+// tool that is not deferred in it, or would call a deferred tool that no
+// search found (in this reply or earlier in the conversation).
+type Search struct {
+	Query string
+	Found []string
 }
 
 // ToolCall is a tool_use block of a scripted reply.
@@ -93,7 +106,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("mockllm: no turn %d scripted (the scenario has %d)", n, len(s.turns)))
 		return
 	}
-	msg := message(n, req.Model, s.turns[n-1])
+	if err := checkSearch(body, s.turns[n-1]); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "mockllm: "+err.Error())
+		return
+	}
+	msg := message(n, req.Model, s.turns[n-1], searchToolName(body))
 	if req.Stream {
 		stream(w, msg)
 		return
@@ -103,11 +120,23 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 }
 
 type block struct {
-	Type  string          `json:"type"`
-	Text  string          `json:"text,omitempty"`
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   *searchResult   `json:"content,omitempty"`
+}
+
+type searchResult struct {
+	Type           string      `json:"type"`
+	ToolReferences []reference `json:"tool_references"`
+}
+
+type reference struct {
+	Type     string `json:"type"`
+	ToolName string `json:"tool_name"`
 }
 
 type msg struct {
@@ -124,10 +153,20 @@ type msg struct {
 	} `json:"usage"`
 }
 
-func message(n int, model string, t Turn) msg {
+func message(n int, model string, t Turn, searchTool string) msg {
 	m := msg{ID: fmt.Sprintf("msg_mock_%d", n), Type: "message", Role: "assistant", Model: model, Content: []block{}}
 	if t.Text != "" {
 		m.Content = append(m.Content, block{Type: "text", Text: t.Text})
+	}
+	if t.Search != nil {
+		id := fmt.Sprintf("srvtoolu_mock_%d", n)
+		input, _ := json.Marshal(map[string]string{"query": t.Search.Query})
+		res := &searchResult{Type: "tool_search_tool_search_result", ToolReferences: []reference{}}
+		for _, f := range t.Search.Found {
+			res.ToolReferences = append(res.ToolReferences, reference{Type: "tool_reference", ToolName: f})
+		}
+		m.Content = append(m.Content, block{Type: "server_tool_use", ID: id, Name: searchTool, Input: input},
+			block{Type: "tool_search_tool_result", ToolUseID: id, Content: res})
 	}
 	for i, c := range t.ToolCalls {
 		input := c.Input
@@ -168,14 +207,90 @@ func stream(w http.ResponseWriter, m msg) {
 			for _, chunk := range chunks(b.Text) {
 				event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": chunk}})
 			}
-		case "tool_use":
-			event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
+		case "tool_use", "server_tool_use":
+			event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": b.Type, "id": b.ID, "name": b.Name, "input": map[string]any{}}})
 			event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}})
+		case "tool_search_tool_result":
+			event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": b})
 		}
 		event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
 	event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": m.StopReason, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": m.Usage.OutputTokens}})
 	event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// requestTools is what checkSearch reads of a request.
+type requestTools struct {
+	Tools []struct {
+		Type         string `json:"type"`
+		Name         string `json:"name"`
+		DeferLoading bool   `json:"defer_loading"`
+	} `json:"tools"`
+	Messages []struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
+// searchToolName is the name of the request's tool search tool, or "".
+func searchToolName(body []byte) string {
+	var req requestTools
+	json.Unmarshal(body, &req)
+	for _, t := range req.Tools {
+		if strings.HasPrefix(t.Type, "tool_search_tool_") {
+			return t.Name
+		}
+	}
+	return ""
+}
+
+// checkSearch refuses, as the API would, a reply that searches without a
+// tool search tool, refers to a tool that is not deferred in the request,
+// or calls a deferred tool no search has found. (A tool the request does
+// not name at all is the script's business.)
+func checkSearch(body []byte, t Turn) error {
+	var req requestTools
+	if err := json.Unmarshal(body, &req); err != nil {
+		return err
+	}
+	deferred, loaded := map[string]bool{}, map[string]bool{}
+	for _, tl := range req.Tools {
+		if tl.DeferLoading {
+			deferred[tl.Name] = true
+		} else {
+			loaded[tl.Name] = true
+		}
+	}
+	found := map[string]bool{}
+	for _, m := range req.Messages {
+		var blocks []block
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_search_tool_result" && b.Content != nil {
+				for _, r := range b.Content.ToolReferences {
+					found[r.ToolName] = true
+				}
+			}
+		}
+	}
+	if t.Search != nil {
+		if searchToolName(body) == "" {
+			return errors.New("the reply searches, and the request has no tool search tool")
+		}
+		for _, f := range t.Search.Found {
+			if !deferred[f] {
+				return fmt.Errorf("tool reference %q is unresolved: no deferred tool of that name", f)
+			}
+			found[f] = true
+		}
+	}
+	for _, c := range t.ToolCalls {
+		if deferred[c.Name] && !loaded[c.Name] && !found[c.Name] {
+			return fmt.Errorf("tool %q is deferred, and no search found it", c.Name)
+		}
+	}
+	return nil
 }
 
 // chunks splits text after each space, as a model streams words.

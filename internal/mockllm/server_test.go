@@ -63,3 +63,33 @@ func TestMockReplaysTurnsInOrder(t *testing.T) {
 	require.Len(t, reqs, 3, "every request is recorded")
 	assert.JSONEq(t, `{"model":"m","max_tokens":10,"messages":[]}`, string(reqs[0]))
 }
+
+func TestTheMockRefusesWhatTheAPIWouldOfASearch(t *testing.T) {
+	tools := `"tools":[{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"},{"name":"add","defer_loading":true,"input_schema":{"type":"object"}}]`
+	tests := []struct {
+		name string
+		turn Turn
+		body string
+		want int
+	}{
+		{"a search that finds a deferred tool, and calls it", Turn{Search: &Search{Query: "add", Found: []string{"add"}}, ToolCalls: []ToolCall{{Name: "add"}}},
+			`{"model":"m","max_tokens":10,"messages":[],` + tools + `}`, http.StatusOK},
+		{"a reference to a tool that is not deferred", Turn{Search: &Search{Query: "sub", Found: []string{"sub"}}},
+			`{"model":"m","max_tokens":10,"messages":[],` + tools + `}`, http.StatusBadRequest},
+		{"a search without the search tool", Turn{Search: &Search{Query: "add", Found: []string{"add"}}},
+			`{"model":"m","max_tokens":10,"messages":[],"tools":[{"name":"add","defer_loading":true}]}`, http.StatusBadRequest},
+		{"a call of a deferred tool nothing found", Turn{ToolCalls: []ToolCall{{Name: "add"}}},
+			`{"model":"m","max_tokens":10,"messages":[],` + tools + `}`, http.StatusBadRequest},
+		{"a call of a tool found earlier in the conversation", Turn{ToolCalls: []ToolCall{{Name: "add"}}},
+			`{"model":"m","max_tokens":10,"messages":[{"role":"assistant","content":[{"type":"tool_search_tool_result","tool_use_id":"x","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"add"}]}}]}],` + tools + `}`, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Start(tt.turn)
+			require.NoError(t, err)
+			defer s.Close()
+			resp := post(t, s.URL, tt.body)
+			assert.Equal(t, tt.want, resp.StatusCode)
+		})
+	}
+}
