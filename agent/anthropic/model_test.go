@@ -99,7 +99,9 @@ func TestDeferredToolsGoThroughTheAPIsToolSearch(t *testing.T) {
 	m := anthropic.New(option.WithBaseURL(mock.URL), option.WithAPIKey("k"))
 	provider := agent.Funcs{
 		{Tool: mcp.Tool{Name: "mcp__demo__add", Description: "Add two numbers.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`)},
-			Fn: func(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("42"), nil }},
+			Fn: func(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+				return agent.Text("42"), nil
+			}},
 		{Tool: mcp.Tool{Name: "mcp__demo__sub", Description: "Subtract."}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("-8"), nil }},
 	}
 	a := &agent.Agent{Model: m, Tools: []agent.ToolProvider{provider}, ToolSearch: agent.ToolSearch{Mode: agent.SearchOn}}
