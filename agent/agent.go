@@ -181,6 +181,9 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		a.foundByModel(resp.Content)
 		var results []Block
 		for _, b := range resp.Content {
+			if b.Type == BlockServerToolUse { // the model's own search
+				fmt.Fprintf(out, "  → %s(%s)\n", b.Name, compact(b.Input))
+			}
 			if b.Type != BlockToolUse {
 				continue
 			}

@@ -101,6 +101,37 @@ type searchState struct {
 	print uint64 // of the list indexed
 }
 
+// Defers reports whether s defers tools of this list (none found yet):
+// always in SearchOn, in SearchAuto once the definitions of the tools that
+// may be deferred pass Percent of ContextTokens (at four bytes of JSON a
+// token), never in SearchOff.
+func (s ToolSearch) Defers(tools []mcp.Tool) bool {
+	var candidates []mcp.Tool
+	for _, t := range tools {
+		if !alwaysLoad(t) {
+			candidates = append(candidates, t)
+		}
+	}
+	return s.defers(candidates)
+}
+
+func (s ToolSearch) defers(candidates []mcp.Tool) bool {
+	switch s.Mode {
+	case SearchOn:
+		return len(candidates) > 0
+	case SearchAuto:
+		percent, window := s.Percent, s.ContextTokens
+		if percent <= 0 {
+			percent = 10
+		}
+		if window <= 0 {
+			window = 200_000
+		}
+		return estimateTokens(candidates) > window*percent/100
+	}
+	return false
+}
+
 // split divides the tools of a turn into those sent whole and those
 // deferred, as the Agent's ToolSearch says.
 func (a *Agent) split(tools []mcp.Tool) (loaded, deferred []mcp.Tool) {
@@ -112,20 +143,7 @@ func (a *Agent) split(tools []mcp.Tool) (loaded, deferred []mcp.Tool) {
 			candidates = append(candidates, t)
 		}
 	}
-	switch a.ToolSearch.Mode {
-	case SearchOn:
-	case SearchAuto:
-		percent, window := a.ToolSearch.Percent, a.ToolSearch.ContextTokens
-		if percent <= 0 {
-			percent = 10
-		}
-		if window <= 0 {
-			window = 200_000
-		}
-		if estimateTokens(candidates) <= window*percent/100 {
-			return tools, nil
-		}
-	default:
+	if !a.ToolSearch.defers(candidates) {
 		return tools, nil
 	}
 	return loaded, candidates

@@ -18,6 +18,12 @@
 // .claude/settings.json) are added beside "demo" once the user approved
 // them in their own settings, as Claude Code asks (see mcp.LoadConfig);
 // --approve approves them for this run.
+//
+// ENABLE_TOOL_SEARCH is read as Claude Code reads it: "auto" (the
+// default: tools are deferred behind a search once their definitions pass
+// 10% of the context), "auto:N", "true" or "false". With the search on,
+// the mock model searches first (the Messages API's tool search tool),
+// then calls the tool it found.
 package main
 
 import (
@@ -88,6 +94,28 @@ func (d *demo) run(ctx context.Context, args []string) int {
 }
 
 func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
+	search, err := agent.ParseToolSearch(os.Getenv("ENABLE_TOOL_SEARCH"))
+	if err != nil {
+		return err
+	}
+	servers, err := d.config()
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := &mcp.ManagerOptions{Logger: logger}
+	if d.approve {
+		opts.ApproveServer = func(context.Context, *config.Server) bool { return true }
+	}
+	tools := mcp.NewManager(servers, opts)
+	defer tools.Close()
+	tools.Connect(ctx)
+	for _, st := range tools.Status() {
+		if st.State == mcp.StateNeedsApproval {
+			fmt.Fprintf(d.stderr, "addagent: project server %q (%s) was not started: approve it in your settings (enabledMcpjsonServers), or run with --approve\n", st.Name, st.Source)
+		}
+	}
+
 	var model *anthropic.Model
 	if live {
 		loadDotEnv(".env")
@@ -107,10 +135,11 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 			fmt.Fprintln(d.stderr, "addagent: the mock model plays a fixed scenario; use --live to send your own prompt")
 		}
 		prompt = demoPrompt
-		mock, err := mockllm.Start(
-			mockllm.Turn{ToolCalls: []mockllm.ToolCall{{Name: "mcp__demo__add", Input: []byte(`{"a":17,"b":25}`)}}},
-			mockllm.Turn{Text: "17 + 25 = 42."},
-		)
+		first := mockllm.Turn{ToolCalls: []mockllm.ToolCall{{Name: "mcp__demo__add", Input: []byte(`{"a":17,"b":25}`)}}}
+		if list, err := tools.Tools(ctx); err == nil && search.Defers(list) {
+			first.Search = &mockllm.Search{Query: "add two numbers", Found: []string{"mcp__demo__add"}}
+		}
+		mock, err := mockllm.Start(first, mockllm.Turn{Text: "17 + 25 = 42."})
 		if err != nil {
 			return err
 		}
@@ -119,25 +148,7 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 		model = anthropic.New(option.WithBaseURL(mock.URL), option.WithAPIKey("mock-key"))
 	}
 
-	servers, err := d.config()
-	if err != nil {
-		return err
-	}
-	logger := slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := &mcp.ManagerOptions{Logger: logger}
-	if d.approve {
-		opts.ApproveServer = func(context.Context, *config.Server) bool { return true }
-	}
-	tools := mcp.NewManager(servers, opts)
-	defer tools.Close()
-	tools.Connect(ctx)
-	for _, st := range tools.Status() {
-		if st.State == mcp.StateNeedsApproval {
-			fmt.Fprintf(d.stderr, "addagent: project server %q (%s) was not started: approve it in your settings (enabledMcpjsonServers), or run with --approve\n", st.Name, st.Source)
-		}
-	}
-
-	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{tools}, Output: d.stdout}
+	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{tools}, Output: d.stdout, ToolSearch: search}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	fmt.Fprintf(d.stdout, "  you: %s\n\n", prompt)

@@ -181,3 +181,29 @@ func TestLoadDotEnv(t *testing.T) {
 	loadDotEnv(".env")
 	assert.Equal(t, "already", os.Getenv("MINI_MODEL"), "the environment wins over .env")
 }
+
+// ENABLE_TOOL_SEARCH as Claude Code reads it: "true" defers the add tool
+// behind the API's tool search, which the mock model uses first.
+func TestDemoWithToolSearch(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("ENABLE_TOOL_SEARCH", "true")
+	var stdout, stderr bytes.Buffer
+	d := &demo{stdout: &stdout, stderr: &stderr}
+	require.Equal(t, 0, d.run(context.Background(), nil), stderr.String())
+	assert.Equal(t, "  you: Use the add tool to compute 17 + 25.\n\n"+
+		"  → tool_search_tool_bm25({\"query\":\"add two numbers\"})\n"+
+		"  → mcp__demo__add({\"a\":17,\"b\":25})\n"+
+		"17 + 25 = 42.\n", stdout.String())
+	var first struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal(d.mock.Requests()[0], &first))
+	require.Len(t, first.Tools, 2)
+	assert.Equal(t, "tool_search_tool_bm25_20251119", first.Tools[0]["type"])
+	assert.Equal(t, true, first.Tools[1]["defer_loading"])
+
+	t.Setenv("ENABLE_TOOL_SEARCH", "sometimes")
+	stderr.Reset()
+	assert.Equal(t, 1, d.run(context.Background(), nil))
+	assert.Contains(t, stderr.String(), "want true, false, auto or auto:N")
+}
