@@ -26,6 +26,8 @@
 //	go run ./examples/mcpls -config path/to/servers.json
 //	go run ./examples/mcpls -config examples/mcpls/sample.mcp.json -v   # the repository's add server
 //	go run ./examples/mcpls -login docs     # sign in to the remote server docs (OAuth)
+//	go run ./examples/mcpls -search "open a pull request" -n 3   # what a model's tool search finds
+//	mcpls -search - < queries.txt           # one line of tools per query
 //
 // Everything a server or a config file supplies is printed with terminal
 // control characters replaced, so that neither can rewrite the screen.
@@ -42,6 +44,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,12 +61,53 @@ import (
 	noopmetric "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/mcplug/mcplug/agent/toolsearch"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/otelmcp"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stdin is where -search - reads its queries.
+var stdin io.Reader = os.Stdin
+
+// searchTools prints the k exposed tools the agent's tool search finds
+// for query, best first, separated by spaces, on one line; for query "-",
+// one such line for each line of standard input.
+func searchTools(ctx context.Context, m *mcp.Manager, query string, k int, stdout, stderr io.Writer) int {
+	if k <= 0 {
+		fmt.Fprintln(stderr, "mcpls: -n must be at least 1")
+		return 2
+	}
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, safe(err.Error()))
+		return 1
+	}
+	idx := toolsearch.New(tools)
+	line := func(q string) {
+		var names []string
+		for _, r := range idx.Search(q, k) {
+			names = append(names, safe(r.Tool.Name))
+		}
+		fmt.Fprintln(stdout, strings.Join(names, " "))
+	}
+	if query != "-" {
+		line(query)
+		return 0
+	}
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line(sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintln(stderr, "mcpls: reading queries:", err)
+		return 1
+	}
+	return 0
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -82,6 +126,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	read := fs.String("read", "", "read the resource `REF` (@server:uri, as -resources lists it)")
 	prompt := fs.String("prompt", "", "get the prompt `REF` (as -prompts lists it) with the JSON object of arguments that follows")
 	tracing := fs.Bool("trace", false, "print the OpenTelemetry spans of the run's MCP messages on stderr, as they end")
+	search := fs.String("search", "", "print the exposed tools a tool search finds for `QUERY`, best first, on one line; - reads a query a line from standard input")
+	limit := fs.Int("n", 5, "with -search, how many tools to print for each query")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -171,6 +217,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		res, err := m.GetPrompt(ctx, *prompt, promptArgs)
 		return printResult(res, err, "mcpls -prompts", stdout, stderr)
+	case *search != "":
+		return searchTools(ctx, m, *search, *limit, stdout, stderr)
 	case *resources:
 		return listResources(ctx, m, stdout, stderr)
 	case *prompts:

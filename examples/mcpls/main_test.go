@@ -280,3 +280,27 @@ func TestTracePrintsTheSpansOfTheRun(t *testing.T) {
 	require.Equal(t, 0, run([]string{"-config", demoConfig(t), "-call", "mcp__demo__add", `{"a":2,"b":40}`}, &stdout, &stderr))
 	assert.NotContains(t, stderr.String(), "span ", "no spans without -trace")
 }
+
+// -search prints what a model's tool search would find, best first, on one
+// line; -search - one line per query of standard input.
+func TestSearch(t *testing.T) {
+	cfg := writeConfig(t, map[string]any{
+		"srv": map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{testproc.EnvScenario: "basic"}},
+	})
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-config", cfg, "-search", "add two numbers", "-n", "1"}, &stdout, &stderr), stderr.String())
+	assert.Equal(t, "mcp__srv__add\n", stdout.String())
+
+	stdout.Reset()
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader("echo a message back\nadd numbers\nnothing matches this zzz\n")
+	require.Equal(t, 0, run([]string{"-config", cfg, "-search", "-", "-n", "2"}, &stdout, &stderr), stderr.String())
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	require.Len(t, lines, 3, "one line per query: %q", stdout.String())
+	assert.True(t, strings.HasPrefix(lines[0], "mcp__srv__echo"), lines[0])
+	assert.True(t, strings.HasPrefix(lines[1], "mcp__srv__add"), lines[1])
+	assert.Empty(t, lines[2])
+
+	assert.Equal(t, 2, run([]string{"-config", cfg, "-search", "x", "-n", "0"}, &stdout, &stderr))
+}
