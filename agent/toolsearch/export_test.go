@@ -1,4 +1,8 @@
 package toolsearch
 
-// ForgetStems empties the cache of stems, as in a program's first index.
-func ForgetStems() { stemCache.take() }
+// Forget empties the caches of stems and of what tools weighed, as in a
+// program's first index.
+func Forget() {
+	stemCache.take()
+	docCache.take()
+}

@@ -18,6 +18,9 @@ package toolsearch
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
+	"maps"
+	"runtime"
 	"math"
 	"slices"
 	"strings"
@@ -57,8 +60,9 @@ const (
 type Index struct {
 	tools    []mcp.Tool
 	byName   map[string]int
-	postings map[string][]posting // per term: the tools that have it
-	length   []float64            // per tool: weighted length
+	termIDs  map[string]int32 // a stem's place in postings
+	postings [][]posting      // per term: the tools that have it
+	length   []float64        // per tool: weighted length
 	avgLen   float64
 }
 
@@ -77,40 +81,203 @@ type Result struct {
 
 // New indexes tools (by their Name, as the agent exposes them).
 func New(tools []mcp.Tool) *Index {
-	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), postings: map[string][]posting{}, length: make([]float64, len(tools))}
+	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), termIDs: map[string]int32{}, length: make([]float64, len(tools))}
 	stems := stemCache.take() // words repeat across tools and lists: stem each once
 	defer stemCache.give(stems)
+	table := docCache.take()
+	defer docCache.give(table)
+	docs, seed := table.m, table.seed
+	keys := make([]uint64, len(tools))
+	var missing []int // tools not weighed before
+	for i := range tools {
+		keys[i] = docKey(seed, &tools[i])
+		if _, ok := docs[keys[i]]; !ok {
+			missing = append(missing, i)
+		}
+	}
+	for i, d := range weighAll(tools, missing, stems) {
+		docs[keys[missing[i]]] = d
+	}
 	total := 0.0
-	doc := map[string]float64{}
 	for i, t := range tools {
 		idx.byName[t.Name] = i
-		clear(doc)
-		n := 0.0
-		add := func(text string, w float64) {
-			for _, term := range terms(text, stems) {
-				doc[term] += w
-				n += w
+		d := docs[keys[i]]
+		for _, tw := range d.terms {
+			id, ok := idx.termIDs[tw.term]
+			if !ok {
+				id = int32(len(idx.postings))
+				idx.termIDs[tw.term] = id
+				idx.postings = append(idx.postings, nil)
 			}
+			idx.postings[id] = append(idx.postings[id], posting{doc: int32(i), tf: tw.tf})
 		}
-		add(t.Name, weightName)
-		add(t.Title, weightTitle)
-		if t.Annotations != nil {
-			add(t.Annotations.Title, weightTitle)
-		}
-		add(t.Description, weightDescription)
-		names, descs := arguments(t.InputSchema)
-		add(names, weightArgName)
-		add(descs, weightArgDesc)
-		for term, tf := range doc {
-			idx.postings[term] = append(idx.postings[term], posting{doc: int32(i), tf: float32(tf)})
-		}
-		idx.length[i] = n
-		total += n
+		idx.length[i] = d.length
+		total += d.length
 	}
 	if len(tools) > 0 {
 		idx.avgLen = total / float64(len(tools))
 	}
 	return idx
+}
+
+// weighAll weighs the tools of which, on as many goroutines as there are
+// processors for a list long enough to be worth it; stems is read by all
+// and added to once they are done.
+func weighAll(tools []mcp.Tool, which []int, stems map[string]string) []doc {
+	out := make([]doc, len(which))
+	workers := min(runtime.GOMAXPROCS(0), len(which)/128)
+	if workers <= 1 {
+		var sc tfScratch
+		for i, w := range which {
+			out[i] = sc.weigh(&tools[w], stems)
+		}
+		return out
+	}
+	learnt := make([]map[string]string, workers)
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Go(func() {
+			sc := tfScratch{stems: stems, learnt: map[string]string{}}
+			for i := k; i < len(which); i += workers {
+				out[i] = sc.weigh(&tools[which[i]], nil)
+			}
+			learnt[k] = sc.learnt
+		})
+	}
+	wg.Wait()
+	for _, m := range learnt {
+		maps.Copy(stems, m)
+	}
+	return out
+}
+
+// doc is what a tool weighs in the index: its terms with their weighted
+// frequencies, and its weighted length.
+type doc struct {
+	terms  []termWeight
+	length float64
+}
+
+type termWeight struct {
+	term string
+	tf   float32
+}
+
+// tfScratch is the memory weigh reuses from one tool to the next.
+type tfScratch struct {
+	words   map[string]string // a word as written → its stem ("" when left out), in this build
+	tf      map[string]float64
+	ordered []string
+	// stems and learnt, when set, stand for weigh's stems: a cache read
+	// by several goroutines at once, and the stems learnt beside it.
+	stems, learnt map[string]string
+}
+
+// weigh splits and weighs the fields of t.
+func (sc *tfScratch) weigh(t *mcp.Tool, stems map[string]string) doc {
+	if sc.words == nil {
+		sc.words, sc.tf = map[string]string{}, map[string]float64{}
+	}
+	var d doc
+	add := func(text string, w float64) {
+		if len(text) > maxTextBytes {
+			text = text[:maxTextBytes]
+		}
+		eachWord(text, func(word string) {
+			stem, ok := sc.words[word]
+			if !ok {
+				if stem, ok = sc.stems[word]; !ok {
+					if sc.learnt != nil {
+						stem = stemOf(word, sc.learnt)
+					} else {
+						stem = stemOf(word, stems)
+					}
+				}
+				sc.words[word] = stem
+			}
+			if stem == "" {
+				return
+			}
+			if _, seen := sc.tf[stem]; !seen {
+				sc.ordered = append(sc.ordered, stem)
+			}
+			sc.tf[stem] += w
+			d.length += w
+		})
+	}
+	add(t.Name, weightName)
+	add(t.Title, weightTitle)
+	if t.Annotations != nil {
+		add(t.Annotations.Title, weightTitle)
+	}
+	add(t.Description, weightDescription)
+	names, descs := arguments(t.InputSchema)
+	add(names, weightArgName)
+	add(descs, weightArgDesc)
+	d.terms = make([]termWeight, len(sc.ordered))
+	for i, term := range sc.ordered {
+		d.terms[i] = termWeight{term, float32(sc.tf[term])}
+	}
+	clear(sc.tf)
+	sc.ordered = sc.ordered[:0]
+	return d
+}
+
+// docKey tells apart tools whose indexed fields differ.
+func docKey(seed maphash.Seed, t *mcp.Tool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteString(t.Name)
+	h.WriteByte(0)
+	h.WriteString(t.Title)
+	h.WriteByte(0)
+	if t.Annotations != nil {
+		h.WriteString(t.Annotations.Title)
+	}
+	h.WriteByte(0)
+	h.WriteString(t.Description)
+	h.WriteByte(0)
+	h.Write(t.InputSchema)
+	return h.Sum64()
+}
+
+// docCache keeps what the tools of the last index weighed, for the next
+// (a list changes a little at a time, and each server's list is asked for
+// again after every change), up to maxDocs tools.
+var docCache docs
+
+const maxDocs = 1 << 13
+
+type docs struct {
+	mu sync.Mutex
+	t  *docTable
+}
+
+// docTable is what tools weighed, by docKey with seed.
+type docTable struct {
+	m    map[uint64]doc
+	seed maphash.Seed
+}
+
+// take gives the cache to one New at a time (another gets a table of its
+// own meanwhile).
+func (c *docs) take() *docTable {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.t
+	c.t = nil
+	if t == nil || len(t.m) > maxDocs {
+		t = &docTable{m: map[uint64]doc{}, seed: maphash.MakeSeed()}
+	}
+	return t
+}
+
+func (c *docs) give(t *docTable) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.t == nil || len(t.m) > len(c.t.m) {
+		c.t = t
+	}
 }
 
 // stemCache keeps the stems of the words indexed, for the next index
@@ -173,10 +340,11 @@ func (idx *Index) Search(query string, k int) []Result {
 	n := float64(len(idx.tools))
 	scores := map[int32]float64{}
 	for _, term := range qterms {
-		ps := idx.postings[term]
-		if len(ps) == 0 {
+		id, ok := idx.termIDs[term]
+		if !ok {
 			continue
 		}
+		ps := idx.postings[id]
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range ps {
@@ -214,24 +382,28 @@ func terms(text string, cache map[string]string) []string {
 	}
 	var out []string
 	eachWord(text, func(w string) {
-		if stem, ok := cache[w]; ok {
-			if stem != "" {
-				out = append(out, stem)
-			}
-			return
-		}
-		stem := ""
-		if lw := strings.ToLower(w); len(lw) >= 2 && !english.IsStopWord(lw) {
-			stem = english.Stem(lw, false)
-		}
-		if cache != nil {
-			cache[w] = stem // "" for a word left out
-		}
-		if stem != "" {
+		if stem := stemOf(w, cache); stem != "" {
 			out = append(out, stem)
 		}
 	})
 	return out
+}
+
+// stemOf is the term of the word w as written: lower-cased and stemmed,
+// or "" for a word left out (shorter than two letters, or common); cache,
+// when not nil, remembers it.
+func stemOf(w string, cache map[string]string) string {
+	if stem, ok := cache[w]; ok {
+		return stem
+	}
+	stem := ""
+	if lw := strings.ToLower(w); len(lw) >= 2 && !english.IsStopWord(lw) {
+		stem = english.Stem(lw, false)
+	}
+	if cache != nil {
+		cache[w] = stem
+	}
+	return stem
 }
 
 // eachWord calls fn with the words of s, substrings of it: s is split at
