@@ -37,3 +37,42 @@ func ExampleAgent_Chat() {
 	//   → add({"a":17,"b":25})
 	// 17 + 25 = 42.
 }
+
+// With tool search on, the model sees the agent's search tool instead of
+// the tools' definitions; what it finds joins the next turn. Here the model
+// is scripted; ParseToolSearch reads Claude Code's ENABLE_TOOL_SEARCH.
+func ExampleToolSearch() {
+	tools := agent.Funcs{
+		{Tool: mcp.Tool{Name: "mcp__github__create_pull_request", Description: "Create a pull request."},
+			Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("opened #7"), nil }},
+		{Tool: mcp.Tool{Name: "mcp__slack__post_message", Description: "Post a message to a channel."},
+			Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("posted"), nil }},
+	}
+	model := &script{replies: []*agent.Response{
+		call(agent.SearchToolName, `{"query": "open a pull request"}`),
+		call("mcp__github__create_pull_request", `{}`),
+		answer("Opened pull request #7."),
+	}}
+	search, err := agent.ParseToolSearch("true") // "", "auto", "auto:N", "true", "false"
+	if err != nil {
+		log.Fatal(err)
+	}
+	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{tools}, ToolSearch: search, Output: os.Stdout}
+	if _, err := a.Chat(context.Background(), "Open a pull request for my branch."); err != nil {
+		log.Fatal(err)
+	}
+	for i, req := range model.requests {
+		var names []string
+		for _, t := range req.Tools {
+			names = append(names, t.Name)
+		}
+		fmt.Printf("turn %d offered %v\n", i+1, names)
+	}
+	// Output:
+	//   → tool_search({"query":"open a pull request"})
+	//   → mcp__github__create_pull_request({})
+	// Opened pull request #7.
+	// turn 1 offered [tool_search]
+	// turn 2 offered [mcp__github__create_pull_request tool_search]
+	// turn 3 offered [mcp__github__create_pull_request tool_search]
+}
