@@ -44,7 +44,9 @@ func ExampleAgent_Chat() {
 func ExampleToolSearch() {
 	tools := agent.Funcs{
 		{Tool: mcp.Tool{Name: "mcp__github__create_pull_request", Description: "Create a pull request."},
-			Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("opened #7"), nil }},
+			Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+				return agent.Text("opened #7"), nil
+			}},
 		{Tool: mcp.Tool{Name: "mcp__slack__post_message", Description: "Post a message to a channel."},
 			Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return agent.Text("posted"), nil }},
 	}
