@@ -401,7 +401,7 @@ func stemOf(w string, cache map[string]string) string {
 		stem = english.Stem(lw, false)
 	}
 	if cache != nil {
-		cache[w] = stem
+		cache[strings.Clone(w)] = stem // w is part of a tool's text, which the cache must not keep
 	}
 	return stem
 }
