@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"sync"
@@ -169,12 +170,21 @@ func (c *Connection) handshake(ctx context.Context) error {
 		if pinned != "" || modernError(err) || errors.As(err, &vErr) {
 			return err
 		}
-		if errors.Is(err, ErrClosed) || authorizationFailed(err) {
-			return err // initialize would meet the same refusal
+		if errors.Is(err, ErrClosed) || authorizationFailed(err) || unreachable(err) {
+			return err // initialize would meet the same refusal, or no server at all
 		}
-		c.logger.Info("mcp: server/discover failed; speaking the legacy protocol", "version", LatestLegacyVersion, "err", err)
+		c.logger.Debug("mcp: speaking the legacy protocol", "version", LatestLegacyVersion, "reason", "server/discover failed: "+err.Error())
 		return c.initialize(ctx, LatestLegacyVersion)
 	}
+}
+
+// unreachable reports whether err is a failure to reach the server at all
+// (a refused or failed connection, an unknown host), which says nothing of
+// its era.
+func unreachable(err error) bool {
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	return errors.As(err, &opErr) || errors.As(err, &dnsErr)
 }
 
 // eraCache is a Stream that remembers the era of its server across
@@ -213,7 +223,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 		}
 	}
 	speakLegacy := func(res *InitializeResult) (bool, error) {
-		c.logger.Info("mcp: speaking the legacy protocol", "version", res.ProtocolVersion, "reason", why)
+		c.logger.Debug("mcp: speaking the legacy protocol", "version", res.ProtocolVersion, "reason", why)
 		return true, c.initialized(ctx, res)
 	}
 	for {
@@ -239,7 +249,7 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			}
 			if a.err == nil {
 				if a.err = c.discovered(ctx, version, &res); a.err == nil {
-					c.logger.Info("mcp: the server answered server/discover; speaking the modern protocol", "version", c.InitializeResult().ProtocolVersion)
+					c.logger.Debug("mcp: speaking the modern protocol", "version", c.InitializeResult().ProtocolVersion, "reason", "the server answered server/discover")
 					return true, nil
 				}
 				if !errors.Is(a.err, errNotDiscover) {

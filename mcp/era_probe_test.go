@@ -130,7 +130,7 @@ func TestEraProbe(t *testing.T) {
 				defer cancel()
 				start := time.Now()
 				c, err := mcp.Connect(ctx, srv.Transport(), &mcp.Options{ProtocolVersion: tt.pinned,
-					Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+					Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 				require.NoError(t, err)
 				took := time.Since(start)
 				assert.Equal(t, tt.want, c.InitializeResult().ProtocolVersion)
@@ -147,7 +147,7 @@ func TestEraProbe(t *testing.T) {
 				}
 				assert.Equal(t, tt.initSent, count, "initialize requests")
 				if tt.reason != "" {
-					assert.Contains(t, logs.String(), "level=INFO")
+					assert.Contains(t, logs.String(), "level=DEBUG", "the era is chosen quietly")
 					assert.Contains(t, logs.String(), tt.reason)
 				}
 			})

@@ -1215,7 +1215,7 @@ func (s *Stream) fallback(b []byte, fail func(error)) {
 	s.mu.Lock()
 	s.legacy = legacy
 	s.mu.Unlock()
-	s.cfg.logger.Info("mcp: server speaks the legacy HTTP+SSE transport", "url", redact.URL(s.cfg.target))
+	s.cfg.logger.Debug("mcp: speaking the legacy HTTP+SSE transport", "url", redact.URL(s.cfg.target))
 	legacy.WriteObject(json.RawMessage(b))
 }
 
