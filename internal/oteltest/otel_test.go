@@ -485,3 +485,42 @@ func TestWhatAServerSuppliesIsBoundedInSpans(t *testing.T) {
 	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(desc, "…")), "cut on a character")
 	assert.Equal(t, "-32050", attrs(tm.span(t, "tools/call loud"))["error.type"])
 }
+
+// A server chooses its error codes: the duration metric takes those of
+// the JSON-RPC ranges as they are and every other as _OTHER, so that a
+// server making up codes makes no new series; the span keeps the code.
+func TestErrorCodesOutsideTheJSONRPCRangesAreOtherInMetrics(t *testing.T) {
+	tm := newTelemetry(t)
+	next := 0
+	codes := []int{-32602, -32042, 1, 300, 301, 302, -1}
+	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{
+		"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
+			s.ReplyError(m.ID, codes[next], "no")
+			next++
+		},
+	}}
+	c, err := mcp.Connect(ctxTimeout(t), srv.Transport(), &mcp.Options{Observer: tm.obs})
+	require.NoError(t, err)
+	defer c.Close()
+	for range codes {
+		_, err := c.CallTool(ctxTimeout(t), "t", nil)
+		require.Error(t, err)
+	}
+	seen := map[string]bool{}
+	for _, p := range tm.histogram(t, "mcp.client.operation.duration") {
+		if m, _ := p.Attributes.Value("mcp.method.name"); m.AsString() != "tools/call" {
+			continue
+		}
+		if v, ok := p.Attributes.Value("error.type"); ok {
+			seen[v.AsString()] = true
+		}
+	}
+	assert.Equal(t, map[string]bool{"-32602": true, "-32042": true, "_OTHER": true}, seen, "error.type of the metric's series")
+	var spanCodes []string
+	for _, sp := range tm.spans.GetSpans() {
+		if sp.Name == "tools/call t" {
+			spanCodes = append(spanCodes, attrs(sp)["rpc.response.status_code"])
+		}
+	}
+	assert.Equal(t, []string{"-32602", "-32042", "1", "300", "301", "302", "-1"}, spanCodes, "the spans keep the server's codes")
+}

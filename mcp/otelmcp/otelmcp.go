@@ -195,7 +195,25 @@ func fail(span trace.Span, out mcp.Outcome) []attribute.KeyValue {
 	}
 	span.SetAttributes(attrs...)
 	span.SetStatus(codes.Error, msg)
+	if code != "" && !jsonrpcCode(code) {
+		// The span keeps the code the server sent; the metric's series must
+		// not grow with every integer a server makes up.
+		attrs = []attribute.KeyValue{attribute.String("error.type", otherCode), attribute.String("rpc.response.status_code", otherCode)}
+	}
 	return attrs
+}
+
+// otherCode stands, in metrics, for a JSON-RPC error code outside the
+// ranges JSON-RPC reserves (-32768 to -32000), as the semantic
+// conventions' _OTHER.
+const otherCode = "_OTHER"
+
+// jsonrpcCode reports whether the error code code is in the range the
+// JSON-RPC spec reserves (its own errors, and the implementation-defined
+// server errors, where MCP's are).
+func jsonrpcCode(code string) bool {
+	n, err := strconv.ParseInt(code, 10, 64)
+	return err == nil && n >= -32768 && n <= -32000
 }
 
 // spanName is "{mcp.method.name} {target}", the target a tool or prompt.
