@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcplug/mcplug/agent/toolsearch"
 	"github.com/mcplug/mcplug/mcp"
@@ -201,7 +202,11 @@ func (a *Agent) runSearch(use Block, deferred []mcp.Tool) (*mcp.CallToolResult, 
 		a.search.found[r.Tool.Name] = true
 		desc := r.Tool.Description
 		if len(desc) > 200 {
-			desc = desc[:200] + "…"
+			cut := 200
+			for cut > 0 && !utf8.RuneStart(desc[cut]) {
+				cut--
+			}
+			desc = desc[:cut] + "…"
 		}
 		fmt.Fprintf(&b, "- %s: %s\n", r.Tool.Name, strings.Join(strings.Fields(desc), " "))
 	}

