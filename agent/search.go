@@ -136,6 +136,9 @@ func (s ToolSearch) defers(candidates []mcp.Tool) bool {
 // split divides the tools of a turn into those sent whole and those
 // deferred, as the Agent's ToolSearch says.
 func (a *Agent) split(tools []mcp.Tool) (loaded, deferred []mcp.Tool) {
+	if a.ToolSearch.Mode == SearchOff {
+		return tools, nil // nothing to look at on every turn
+	}
 	var candidates []mcp.Tool
 	for _, t := range tools {
 		if alwaysLoad(t) || a.search.found[t.Name] {

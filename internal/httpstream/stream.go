@@ -86,7 +86,6 @@ type Stream struct {
 	// The values of the session and version headers, made once and shared
 	// by the requests (see httpConfig.newRequest).
 	sessionHeader, versionHeader, modernHeader []string
-	reinitMu                                   sync.Mutex
 
 	out        *inbox // messages waiting for the sender, in order
 	senderOnce sync.Once
@@ -1067,17 +1066,25 @@ func (s *Stream) deliver(msg []byte) {
 // nothing to do): initialize again, its answer read to the response and no
 // further (its result is not delivered: the Connection has it already),
 // then notifications/initialized in the new session, and only then is the
-// new session used: requests meanwhile wait for it (see postCtx). Every
-// step is bounded by ctx, the call's. The old session is deleted in the
-// background. On failure the stale session is kept, so that the next
-// request tries again.
+// new session used: requests meanwhile wait for it (see postCtx), and so
+// does a request that finds its session gone while another starts the new
+// one. Every step and wait is bounded by ctx, the call's. The old session
+// is deleted in the background. On failure the stale session is kept, so
+// that the next request tries again.
 func (s *Stream) reinitialize(ctx context.Context, stale string) error {
-	s.reinitMu.Lock()
-	defer s.reinitMu.Unlock()
 	s.mu.Lock()
 	if s.session != stale {
 		s.mu.Unlock()
 		return nil
+	}
+	if wait := s.resession; wait != nil { // another request is starting one
+		s.mu.Unlock()
+		select {
+		case <-wait:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	body, initID := s.initBody, s.initID
 	ready := make(chan struct{})

@@ -968,3 +968,36 @@ func TestARefreshThatCannotReachTheServerKeepsTheGrant(t *testing.T) {
 	require.NotEmpty(t, s.as.tokenForms)
 	assert.Equal(t, "refresh_token", s.as.tokenForms[len(s.as.tokenForms)-1].Get("grant_type"), "refreshed once the server is back")
 }
+
+// The same on a 401: a refresh that cannot reach the authorization server
+// fails the request and keeps the grant, which is refreshed once the
+// server is back, without a new sign-in.
+func TestARefreshOnA401ThatCannotReachTheServerKeepsTheGrant(t *testing.T) {
+	s := newSetup(t, func(as *fakeAS) { as.refresh = true }, nil)
+	a := auth.New(s.cfg)
+	require.NoError(t, s.callWith(t, a))
+	var mu sync.Mutex
+	down := true
+	s.as.override = map[string]http.HandlerFunc{"/token": func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		d := down
+		mu.Unlock()
+		if d {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		s.as.override = nil
+		s.as.ServeHTTP(w, r)
+	}}
+	s.as.revoke() // the server now answers the token 401
+	err := s.callWith(t, a)
+	require.Error(t, err, "no token, and the authorization server out of reach")
+	assert.Contains(t, err.Error(), "refresh")
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	require.NoError(t, s.callWith(t, a), "refreshed once the server is back")
+	assert.EqualValues(t, 1, s.browser.n.Load(), "no second sign-in")
+}

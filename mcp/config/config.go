@@ -373,7 +373,8 @@ func (l *layers) resolve(trusted bool) *Config {
 		if pick.Scope != ScopeProject && !trusted {
 			pick.WorkDir = ws.outsideDir(l.home)
 			if pick.Err == nil && pick.Type == TypeStdio && isRelativePath(pick.Command) {
-				pick.Err = &Error{File: pick.Source, Server: name, Err: fmt.Errorf("the command %q is relative, and the user's own servers run outside a workspace that is not trusted (in %s), so that nothing the workspace ships runs as theirs; trust the workspace (config.SaveTrust, mcpls -trust) to run it from %s, or give an absolute command", pick.Command, pick.WorkDir, ws.Dir)}
+				// The command is not quoted: a ${VAR} in it was expanded.
+				pick.Err = &Error{File: pick.Source, Server: name, Err: fmt.Errorf("the command is a relative path, and the user's own servers run outside a workspace that is not trusted (in %s), so that nothing the workspace ships runs as theirs; trust the workspace (config.SaveTrust, mcpls -trust) to run it from %s, or give an absolute command", pick.WorkDir, ws.Dir)}
 			}
 		}
 		pick.trusted = trusted

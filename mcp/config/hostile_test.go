@@ -329,4 +329,12 @@ func TestARelativeUserCommandInAWorkspaceNotTrustedSaysWhy(t *testing.T) {
 			assert.NoError(t, cfg.Trusted().Servers["rel"].Err, "once trusted, it runs in the workspace")
 		})
 	}
+	t.Run("the error does not quote the command, which may hold an expanded secret", func(t *testing.T) {
+		home, project := testdir.Scratch(t)
+		t.Setenv("MCPLUG_TEST_PART", "s3cr3t")
+		testdir.Write(t, filepath.Join(home, ".claude.json"), `{"mcpServers": {"rel": {"command": "./bin/${MCPLUG_TEST_PART}"}}}`)
+		cfg, _ := config.Load(project)
+		require.Error(t, cfg.Servers["rel"].Err)
+		assert.NotContains(t, cfg.Servers["rel"].Err.Error(), "s3cr3t")
+	})
 }

@@ -37,8 +37,9 @@ type Server struct {
 	// HeadersHelper is a shell command whose standard output, a JSON
 	// object of strings, gives more headers for an http or sse server. It
 	// runs with sh -c in WorkDir each time the server is connected, bounded
-	// by 10 seconds and 64 KiB of output (ErrHeadersHelper; its process
-	// group is killed at either bound, and when the connecting ends). Its
+	// by 10 seconds and 64 KiB of output (ErrHeadersHelper); its process
+	// group is killed at either bound and after every run, so nothing it
+	// started lives on. Its
 	// output is never logged or quoted in an error. A project entry's
 	// helper runs only in a trusted workspace.
 	HeadersHelper string `json:"headersHelper,omitempty"`
