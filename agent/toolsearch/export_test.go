@@ -6,3 +6,6 @@ func Forget() {
 	stemCache.take()
 	docCache.take()
 }
+
+// Arguments is the text a tool's input schema adds to the index.
+var Arguments = arguments

@@ -27,8 +27,9 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/kljensen/snowball/english"
 	"github.com/mcplug/mcplug/mcp"
 )
 
@@ -81,7 +82,7 @@ type Result struct {
 
 // New indexes tools (by their Name, as the agent exposes them).
 func New(tools []mcp.Tool) *Index {
-	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), termIDs: map[string]int32{}, length: make([]float64, len(tools))}
+	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), termIDs: make(map[string]int32, wordsHint), length: make([]float64, len(tools))}
 	stems := stemCache.take() // words repeat across tools and lists: stem each once
 	defer stemCache.give(stems)
 	table := docCache.take()
@@ -137,7 +138,7 @@ func weighAll(tools []mcp.Tool, which []int, stems map[string]string) []doc {
 	var wg sync.WaitGroup
 	for k := range workers {
 		wg.Go(func() {
-			sc := tfScratch{stems: stems, learnt: map[string]string{}}
+			sc := tfScratch{stems: stems, learnt: make(map[string]string, wordsHint/workers)}
 			for i := k; i < len(which); i += workers {
 				out[i] = sc.weigh(&tools[which[i]], nil)
 			}
@@ -165,18 +166,26 @@ type termWeight struct {
 
 // tfScratch is the memory weigh reuses from one tool to the next.
 type tfScratch struct {
-	words   map[string]string // a word as written → its stem ("" when left out), in this build
-	tf      map[string]float64
-	ordered []string
+	words   map[string]int32 // a word as written → its place in terms (-1 when left out), in this build
+	terms   []string         // the stems met in this build
+	tf      []float64        // per place in terms: its weight in the tool being weighed
+	ordered []int32          // the places in terms the tool being weighed has, in order met
 	// stems and learnt, when set, stand for weigh's stems: a cache read
 	// by several goroutines at once, and the stems learnt beside it.
 	stems, learnt map[string]string
+	places        map[string]int32 // a stem → its place in terms
+
+	// what arguments reuses
+	dec          *jsontext.Decoder
+	reader       bytes.Reader
+	names, descs []byte
+	stack        []frame
 }
 
 // weigh splits and weighs the fields of t.
 func (sc *tfScratch) weigh(t *mcp.Tool, stems map[string]string) doc {
 	if sc.words == nil {
-		sc.words, sc.tf = map[string]string{}, map[string]float64{}
+		sc.words, sc.places = make(map[string]int32, wordsHint), make(map[string]int32, wordsHint)
 	}
 	var d doc
 	add := func(text string, w float64) {
@@ -184,24 +193,17 @@ func (sc *tfScratch) weigh(t *mcp.Tool, stems map[string]string) doc {
 			text = text[:maxTextBytes]
 		}
 		eachWord(text, func(word string) {
-			stem, ok := sc.words[word]
+			at, ok := sc.words[word]
 			if !ok {
-				if stem, ok = sc.stems[word]; !ok {
-					if sc.learnt != nil {
-						stem = stemOf(word, sc.learnt)
-					} else {
-						stem = stemOf(word, stems)
-					}
-				}
-				sc.words[word] = stem
+				at = sc.learn(word, stems)
 			}
-			if stem == "" {
+			if at < 0 {
 				return
 			}
-			if _, seen := sc.tf[stem]; !seen {
-				sc.ordered = append(sc.ordered, stem)
+			if sc.tf[at] == 0 {
+				sc.ordered = append(sc.ordered, at)
 			}
-			sc.tf[stem] += w
+			sc.tf[at] += w
 			d.length += w
 		})
 	}
@@ -211,16 +213,40 @@ func (sc *tfScratch) weigh(t *mcp.Tool, stems map[string]string) doc {
 		add(t.Annotations.Title, weightTitle)
 	}
 	add(t.Description, weightDescription)
-	names, descs := arguments(t.InputSchema)
+	names, descs := sc.arguments(t.InputSchema)
 	add(names, weightArgName)
 	add(descs, weightArgDesc)
 	d.terms = make([]termWeight, len(sc.ordered))
-	for i, term := range sc.ordered {
-		d.terms[i] = termWeight{term, float32(sc.tf[term])}
+	for i, at := range sc.ordered {
+		d.terms[i] = termWeight{sc.terms[at], float32(sc.tf[at])}
+		sc.tf[at] = 0
 	}
-	clear(sc.tf)
 	sc.ordered = sc.ordered[:0]
 	return d
+}
+
+// learn finds the stem of a word met for the first time in this build and
+// gives its place in sc.terms (-1 for a word left out).
+func (sc *tfScratch) learn(word string, stems map[string]string) int32 {
+	stem, ok := sc.stems[word]
+	if !ok {
+		if sc.learnt != nil {
+			stem = stemOf(word, sc.learnt)
+		} else {
+			stem = stemOf(word, stems)
+		}
+	}
+	at := int32(-1)
+	if stem != "" {
+		if at, ok = sc.places[stem]; !ok {
+			at = int32(len(sc.terms))
+			sc.places[stem] = at
+			sc.terms = append(sc.terms, stem)
+			sc.tf = append(sc.tf, 0)
+		}
+	}
+	sc.words[word] = at // a substring of a tool's text, kept only while this build lasts
+	return at
 }
 
 // docKey tells apart tools whose indexed fields differ.
@@ -286,6 +312,11 @@ var stemCache stems
 
 const maxStems = 1 << 16
 
+// wordsHint is how many different words a build is expected to meet: the
+// maps that hold them start that large (634 tools of 47 servers have
+// 4,577).
+const wordsHint = 1 << 12
+
 type stems struct {
 	mu sync.Mutex
 	m  map[string]string
@@ -299,7 +330,7 @@ func (c *stems) take() map[string]string {
 	m := c.m
 	c.m = nil
 	if m == nil || len(m) > maxStems {
-		m = map[string]string{}
+		m = make(map[string]string, wordsHint)
 	}
 	return m
 }
@@ -397,8 +428,10 @@ func stemOf(w string, cache map[string]string) string {
 		return stem
 	}
 	stem := ""
-	if lw := strings.ToLower(w); len(lw) >= 2 && !english.IsStopWord(lw) {
-		stem = english.Stem(lw, false)
+	if lw := strings.ToLower(w); len(lw) >= 2 && !isStopWord(lw) {
+		env := snowballstem.NewEnv(lw)
+		english.Stem(env)
+		stem = env.Current()
 	}
 	if cache != nil {
 		cache[strings.Clone(w)] = stem // w is part of a tool's text, which the cache must not keep
@@ -511,70 +544,153 @@ func eachASCIIWord(s string, fn func(string)) {
 // such argument, at most maxArgs. It reads the schema's tokens once,
 // without decoding it into values; it stops at a syntax error.
 func arguments(schema json.RawMessage) (names, descs string) {
+	var sc tfScratch
+	return sc.arguments(schema)
+}
+
+// member is what a member's name says about its value, to arguments.
+type member uint8
+
+const (
+	otherMember member = iota
+	propertiesMember
+	descriptionMember
+)
+
+// arguments is the package's arguments, with the decoder and the buffers
+// of sc reused.
+func (sc *tfScratch) arguments(schema json.RawMessage) (names, descs string) {
 	if len(schema) == 0 {
 		return "", ""
 	}
-	type frame struct {
-		obj        bool   // an object, not an array
-		props      bool   // a "properties" object: its member names are arguments
-		arg        bool   // an argument's schema: its "description" describes it
-		name       string // the member being read
-		expectName bool
+	sc.reader.Reset(schema)
+	if sc.dec == nil {
+		sc.dec = jsontext.NewDecoder(&sc.reader, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	} else {
+		sc.dec.Reset(&sc.reader, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	}
-	var nb, db strings.Builder
+	dec := sc.dec
+	nb, db := sc.names[:0], sc.descs[:0]
 	count := 0
-	stack := make([]frame, 0, 16)
-	dec := jsontext.NewDecoder(bytes.NewReader(schema), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	stack := sc.stack[:0]
+walk:
 	for {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			break
+		kind := dec.PeekKind()
+		if kind == 0 {
+			break // the end, or a syntax error
 		}
 		var top *frame
 		if len(stack) > 0 {
 			top = &stack[len(stack)-1]
 		}
-		if top != nil && top.obj && top.expectName {
-			top.name, top.expectName = tok.String(), false
+		if top != nil && top.obj && top.expectName && kind == '"' {
+			raw, err := dec.ReadValue()
+			if err != nil {
+				break walk
+			}
+			top.name, top.expectName = memberOf(raw), false
 			if top.props && count < maxArgs {
 				count++
-				nb.WriteString(top.name)
-				nb.WriteByte(' ')
+				nb, _ = jsontext.AppendUnquote(nb, raw)
+				nb = append(nb, ' ')
 			}
 			continue
 		}
-		switch tok.Kind() {
+		switch kind {
 		case '{', '[':
 			if len(stack) >= 2*maxDepth+2 {
-				dec.SkipValue() // past the depth taken: the value is skipped whole
+				if dec.SkipValue() != nil { // past the depth taken: the value is skipped whole
+					break walk
+				}
 				if top != nil && top.obj {
 					top.expectName = true
 				}
 				continue
 			}
-			f := frame{obj: tok.Kind() == '{', expectName: tok.Kind() == '{'}
+			if _, err := dec.ReadToken(); err != nil {
+				break walk
+			}
+			f := frame{obj: kind == '{', expectName: kind == '{'}
 			if top != nil && top.obj {
-				f.props = top.name == "properties" && !top.props
+				f.props = top.name == propertiesMember && !top.props
 				f.arg = top.props
 			}
 			stack = append(stack, f)
 		case '}', ']':
+			if _, err := dec.ReadToken(); err != nil {
+				break walk
+			}
 			stack = stack[:len(stack)-1]
 			if len(stack) > 0 && stack[len(stack)-1].obj {
 				stack[len(stack)-1].expectName = true
 			}
 		default:
+			raw, err := dec.ReadValue()
+			if err != nil {
+				break walk
+			}
 			if top != nil && top.obj {
-				if top.arg && top.name == "description" && tok.Kind() == '"' {
-					db.WriteString(tok.String())
-					db.WriteByte(' ')
+				if top.arg && top.name == descriptionMember && kind == '"' {
+					db, _ = jsontext.AppendUnquote(db, raw)
+					db = append(db, ' ')
 				}
 				top.expectName = true
 			}
 		}
 		if len(stack) == 0 {
-			break
+			break walk
 		}
 	}
-	return nb.String(), db.String()
+	sc.names, sc.descs, sc.stack = nb, db, stack[:0]
+	return string(nb), string(db)
+}
+
+// frame is an object or array arguments is in.
+type frame struct {
+	obj        bool   // an object, not an array
+	props      bool   // a "properties" object: its member names are arguments
+	arg        bool   // an argument's schema: its "description" describes it
+	name       member // the member being read
+	expectName bool
+}
+
+// memberOf reads a member's name, quoted as in JSON.
+func memberOf(raw []byte) member {
+	name := raw
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		name, _ = jsontext.AppendUnquote(nil, raw)
+	} else if len(raw) >= 2 {
+		name = raw[1 : len(raw)-1]
+	}
+	switch string(name) {
+	case "properties":
+		return propertiesMember
+	case "description":
+		return descriptionMember
+	}
+	return otherMember
+}
+
+// isStopWord reports whether w (lower case) is one of the common English
+// words left out of the index: the Snowball project's English stop list.
+func isStopWord(w string) bool {
+	switch w {
+	case "a", "about", "above", "after", "again", "against", "all", "am", "an",
+		"and", "any", "are", "as", "at", "be", "because", "been", "before",
+		"being", "below", "between", "both", "but", "by", "can", "did", "do",
+		"does", "doing", "don", "down", "during", "each", "few", "for", "from",
+		"further", "had", "has", "have", "having", "he", "her", "here", "hers",
+		"herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is",
+		"it", "its", "itself", "just", "me", "more", "most", "my", "myself",
+		"no", "nor", "not", "now", "of", "off", "on", "once", "only", "or",
+		"other", "our", "ours", "ourselves", "out", "over", "own", "s", "same",
+		"she", "should", "so", "some", "such", "t", "than", "that", "the", "their",
+		"theirs", "them", "themselves", "then", "there", "these", "they",
+		"this", "those", "through", "to", "too", "under", "until", "up",
+		"very", "was", "we", "were", "what", "when", "where", "which", "while",
+		"who", "whom", "why", "will", "with", "you", "your", "yours", "yourself",
+		"yourselves":
+		return true
+	}
+	return false
 }

@@ -278,3 +278,43 @@ func ExampleIndex_Search() {
 	// mcp__github__create_pull_request
 	// mcp__git__git_commit
 }
+
+// Every argument of a schema is read, the members after a nested object
+// too, and a closing brace is never taken for a name.
+func TestArgumentsAreReadFromTheWholeSchema(t *testing.T) {
+	deep := `{"properties":{"a":{"properties":{"b":{"properties":{"c":{"properties":{"d":{"properties":{"e":{"properties":{"f":{}}}}}}}}}}}}}`
+	many := `{"properties":{`
+	for i := range 70 {
+		if i > 0 {
+			many += ","
+		}
+		many += fmt.Sprintf(`"p%d":{}`, i)
+	}
+	many += `}}`
+	tests := []struct {
+		name, schema, names, descs string
+	}{
+		{"nothing", ``, "", ""},
+		{"flat", `{"type":"object","properties":{"x":{"type":"string","description":"X"},"y":{"description":"Y"}},"required":["x"]}`, "x y ", "X Y "},
+		{"members after a nested object", `{"type":"object","properties":{"data":{"type":"array","items":{"type":"object","properties":{"time":{"type":"string"},"value":{"type":"number"}}},"description":"D"},"title":{"type":"string","description":"T"}},"required":["data"]}`, "data time value title ", "D T "},
+		{"escaped names", `{"propert\u0069es":{"a\"b":{"descr\u0069ption":"esc\naped"}}}`, `a"b `, "esc\naped "},
+		{"a description that is not a string", `{"properties":{"x":{"description":{"description":"no"}}}}`, "x ", ""},
+		{"a member named properties inside properties", `{"properties":{"properties":{"description":"P"}}}`, "properties ", "P "},
+		{"beyond the depth taken", deep, "a b c d e ", ""},
+		{"at most 64 arguments", many, func() string {
+			s := ""
+			for i := range 64 {
+				s += fmt.Sprintf("p%d ", i)
+			}
+			return s
+		}(), ""},
+		{"a syntax error stops the walk", `{"properties":{"x":{},"y" "z"}}`, "x y ", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			names, descs := toolsearch.Arguments([]byte(tt.schema))
+			assert.Equal(t, tt.names, names)
+			assert.Equal(t, tt.descs, descs)
+		})
+	}
+}
