@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -81,6 +82,12 @@ type Options struct {
 	// Observer, if set, sees every message sent, every server request
 	// served, and the session (package otelmcp: OpenTelemetry).
 	Observer Observer
+
+	// Extensions are the client extensions declared to the server, by
+	// identifier (UIExtension, say), in the capabilities of either era.
+	// The tasks extension is declared by this package and cannot be
+	// replaced here. The server's are in InitializeResult's Capabilities.
+	Extensions map[string]json.RawMessage
 }
 
 func (c *Connection) maxServerRequests() int {
@@ -107,7 +114,11 @@ func (o *Options) modernCapabilities() clientCapabilities {
 	}
 	caps.Tasks = nil
 	if !o.DisableTasks {
-		caps.Extensions = map[string]json.RawMessage{ExtensionTasks: json.RawMessage(`{}`)}
+		caps.Extensions = maps.Clone(caps.Extensions)
+		if caps.Extensions == nil {
+			caps.Extensions = map[string]json.RawMessage{}
+		}
+		caps.Extensions[ExtensionTasks] = json.RawMessage(`{}`)
 	}
 	return caps
 }
@@ -115,6 +126,15 @@ func (o *Options) modernCapabilities() clientCapabilities {
 // capabilities returns what the options offer the server.
 func (o *Options) capabilities() clientCapabilities {
 	var caps clientCapabilities
+	for id, v := range o.Extensions {
+		if id == ExtensionTasks {
+			continue
+		}
+		if caps.Extensions == nil {
+			caps.Extensions = make(map[string]json.RawMessage, len(o.Extensions))
+		}
+		caps.Extensions[id] = v
+	}
 	if o.Roots != nil {
 		caps.Roots = &ListChangedCapability{ListChanged: true}
 	}
@@ -224,6 +244,11 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Connection, erro
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	for id, v := range opts.Extensions {
+		if id == "" || requireObject(v) != nil || !json.Valid(v) {
+			return nil, fmt.Errorf("mcp: extension %q: the declaration must be a JSON object", id)
+		}
 	}
 	s, err := t.Connect(ctx)
 	if err != nil {

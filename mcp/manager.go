@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -78,6 +79,11 @@ type ManagerOptions struct {
 	ClientInfo *Implementation
 	Logger     *slog.Logger
 	Observer   Observer
+
+	// Extensions are every Connection's (see Options) where ServerOptions
+	// sets none: UIExtension, for a host that renders views (package
+	// mcp/apps).
+	Extensions map[string]json.RawMessage
 }
 
 // State is a server's state in a Manager.
@@ -168,6 +174,7 @@ type server struct {
 	exposed    int
 	closeErr   error  // from closing the connection at Manager.Close
 	version    string // agreed with the server last time: its era, kept across restarts
+	views      views  // MCP Apps views read, for the current connection
 }
 
 func errRejected(name string) error {

@@ -32,7 +32,10 @@ func (m *Manager) sorted() []*server {
 
 // Tools connects servers not yet tried (see Connect) and returns the tools
 // of every server, named mcp__<server>__<tool>; see ExposedName for the
-// rules. A tool without a description is described as "MCP tool <tool>
+// rules. A tool whose _meta.ui visibility leaves out the model (MCP
+// Apps: a tool for the server's views alone) is not among them, nor one
+// whose _meta.ui cannot be read (the server's Status says so). A tool
+// without a description is described as "MCP tool <tool>
 // from <server>". A server being reconnected keeps its tools listed;
 // servers that failed contribute none; a server's list_changed refreshes
 // its tools in the background. The error is non-nil only when ctx ends or
@@ -67,6 +70,12 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 		if s.state == StateConnected || s.state == StateReconnecting {
 			seen := map[string]bool{}
 			for _, t := range s.tools {
+				if !t.visibleTo(VisibilityModel) {
+					if _, err := t.UI(); err != nil {
+						warn[s] = append(warn[s], err.Error()+"; the tool is offered to no one")
+					}
+					continue // for the server's views alone (see Manager.CallAppTool), or unreadable
+				}
 				if seen[t.Name] {
 					warn[s] = append(warn[s], fmt.Sprintf("the server lists tool %q more than once; the first is exposed", t.Name))
 					continue

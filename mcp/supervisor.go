@@ -251,6 +251,9 @@ func (m *Manager) connOptions(s *server) *Options {
 	if opts.ClientInfo == nil {
 		opts.ClientInfo = m.opts.ClientInfo
 	}
+	if opts.Extensions == nil {
+		opts.Extensions = m.opts.Extensions
+	}
 	if opts.Logger == nil {
 		opts.Logger = m.logger.With("server", s.name)
 	}
@@ -262,9 +265,24 @@ func (m *Manager) connOptions(s *server) *Options {
 	}
 	theirs := opts.ToolListChanged
 	opts.ToolListChanged = func(c *Connection) {
+		s.views.drop("")
 		m.toolsChanged(s)
 		if theirs != nil {
 			theirs(c)
+		}
+	}
+	theirResources := opts.ResourceListChanged
+	opts.ResourceListChanged = func(c *Connection) {
+		s.views.drop("")
+		if theirResources != nil {
+			theirResources(c)
+		}
+	}
+	theirUpdate := opts.ResourceUpdated
+	opts.ResourceUpdated = func(c *Connection, uri string) {
+		s.views.drop(uri)
+		if theirUpdate != nil {
+			theirUpdate(c, uri)
 		}
 	}
 	return &opts
