@@ -96,6 +96,7 @@ func TestAToolForTheViewAloneNeverReachesTheModel(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, apps, 1)
 	assert.Equal(t, "show", apps[0].Tool.Name)
+	assert.Equal(t, "mcp__apps__show", apps[0].Name)
 	assert.Equal(t, "ui://apps/view.html", apps[0].UI.ResourceURI)
 }
 

@@ -24,8 +24,9 @@ var ErrNotForApps = errors.New("mcp: the tool is not visible to apps")
 // AppTool is a tool that names a view: its server, the tool as the
 // server lists it, and the tool's _meta.ui.
 type AppTool struct {
+	Name   string // as exposed (Tools, CallTool)
 	Server string
-	Tool   Tool
+	Tool   Tool // as the server lists it
 	UI     *ToolUI
 }
 
@@ -84,6 +85,11 @@ func (m *Manager) AppTools(ctx context.Context) ([]AppTool, error) {
 	if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
 		return nil, err
 	}
+	_, routes := m.table()
+	exposed := make(map[route]string, len(routes))
+	for name, r := range routes {
+		exposed[r] = name
+	}
 	m.mu.Lock()
 	servers := m.sorted()
 	m.mu.Unlock()
@@ -93,7 +99,7 @@ func (m *Manager) AppTools(ctx context.Context) ([]AppTool, error) {
 		if s.state == StateConnected || s.state == StateReconnecting {
 			for _, t := range s.tools {
 				if ui, err := t.UI(); err == nil && ui != nil && ui.ResourceURI != "" && ui.VisibleTo(VisibilityModel) {
-					out = append(out, AppTool{Server: s.name, Tool: t, UI: ui})
+					out = append(out, AppTool{Name: exposed[route{server: s, tool: t.Name}], Server: s.name, Tool: t, UI: ui})
 				}
 			}
 		}

@@ -1,0 +1,387 @@
+package apptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/apps"
+	"github.com/mcplug/mcplug/mcp/config"
+	"github.com/mcplug/mcplug/mcp/mcptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rig is a Manager of the example servers and a hostile one, an
+// apps.Host serving them, and a browser on the host page.
+type rig struct {
+	m         *mcp.Manager
+	hostURL   string
+	ctx       context.Context // the browser tab's
+	messages  chan string     // ui/message texts the Go host received
+	forbidden *atomic.Int32   // requests that reached the origin no CSP names
+}
+
+func newRig(t *testing.T) *rig {
+	exe, env := browser(t)
+	servers := exampleServers(t)
+
+	cfgFile := filepath.Join(t.TempDir(), "mcp.json")
+	entries := map[string]any{}
+	for name, file := range servers {
+		entries[strings.TrimPrefix(name, "server-")] = map[string]any{"command": "node", "args": []string{file, "--stdio"}}
+	}
+	b, err := json.Marshal(map[string]any{"mcpServers": entries})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfgFile, b, 0o600))
+	cfg, err := config.LoadFile(cfgFile)
+	require.NoError(t, err)
+
+	r := &rig{messages: make(chan string, 100), forbidden: new(atomic.Int32)}
+	forbidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.forbidden.Add(1)
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		fmt.Fprint(w, "you should not see this")
+	}))
+	t.Cleanup(forbidden.Close)
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		fmt.Fprint(w, "allowed")
+	}))
+	t.Cleanup(allowed.Close)
+
+	r.m = mcp.NewManager(cfg, &mcp.ManagerOptions{Extensions: mcp.UIExtension(), Logger: slog.New(slog.DiscardHandler), ConnectTimeout: 60 * time.Second})
+	t.Cleanup(func() { r.m.Close() })
+	require.NoError(t, r.m.Add("hostile", hostileServer(allowed.URL, forbidden.URL).Transport()))
+
+	// Two listeners, two origins: the page and the sandbox.
+	var h *apps.Host
+	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { h.Sandbox().ServeHTTP(w, req) }))
+	t.Cleanup(sandbox.Close)
+	h = apps.New(r.m, &apps.Options{
+		SandboxOrigin: sandbox.URL,
+		Message: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content) error {
+			for _, c := range content {
+				select {
+				case r.messages <- v.Server + ": " + c.Text:
+				default:
+				}
+			}
+			return nil
+		},
+	})
+	hostSrv := httptest.NewServer(h)
+	t.Cleanup(hostSrv.Close)
+	r.hostURL = hostSrv.URL + "/"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", "shell"),
+		chromedp.NoSandbox,
+		chromedp.Flag("single-process", true),
+		chromedp.Flag("no-zygote", true),
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-site-isolation-trials", true),
+		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process"),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1100, 900),
+		chromedp.Env(env...),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	tab, tcancel := chromedp.NewContext(actx)
+	t.Cleanup(tcancel)
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(r.hostURL)))
+	_, err = chromedp.Run(tab, chromedp.Poll[bool](`window.mcplugPage && window.mcplugPage.tools && window.mcplugPage.tools.length >= 4`, chromedp.WithPollingTimeout(90*time.Second)))
+	require.NoError(t, err, "the page lists the app tools")
+	r.ctx = tab
+	return r
+}
+
+// eval runs js in the host page and decodes its value into out (js may
+// return a promise).
+func (r *rig) eval(t *testing.T, js string, out any) {
+	t.Helper()
+	raw, err := chromedp.Run(r.ctx, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
+	require.NoError(t, err, "evaluating %s", js)
+	require.NoError(t, json.Unmarshal(raw, out))
+}
+
+// open shows the view of a tool and calls the tool with args.
+func (r *rig) open(t *testing.T, server, tool, args string) {
+	t.Helper()
+	var ok bool
+	r.eval(t, fmt.Sprintf(`(async () => {
+		const tool = mcplugPage.tools.find((t) => t.server === %q && t.name === %q);
+		const view = await mcplugPage.select(tool);
+		if (!view) return false;
+		document.getElementById("args").value = %q;
+		await mcplugPage.call();
+		return true;
+	})()`, server, tool, args), &ok)
+	require.True(t, ok, "the view of %s/%s opened", server, tool)
+}
+
+// logHas waits until the view's message log has a message matching the
+// JavaScript predicate over e (one log entry: {from|to, msg}).
+func (r *rig) logHas(t *testing.T, what, pred string) {
+	t.Helper()
+	_, err := chromedp.Run(r.ctx, chromedp.Poll[bool](`mcplugPage.view && mcplugPage.view.log.some((e) => `+pred+`)`, chromedp.WithPollingTimeout(60*time.Second)))
+	if err != nil {
+		var log string
+		r.eval(t, `JSON.stringify(mcplugPage.view ? mcplugPage.view.log.map((e) => (e.from ? "< " : e.to ? "> " : "! ") + JSON.stringify(e.msg || e.refused).slice(0, 200)) : [])`, &log)
+		t.Fatalf("the log never had %s: %v\n%s", what, err, log)
+	}
+}
+
+// inView runs js in the document of the view (the srcdoc frame inside the
+// sandbox proxy) and returns its string value.
+func (r *rig) inView(t *testing.T, js string) string {
+	t.Helper()
+	out, err := chromedp.Run(r.ctx, func(ctx context.Context, tg *chromedp.Target) (string, error) {
+		tree, err := cdp.Call(ctx, tg, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return "", err
+		}
+		var find func(*page.FrameTree) *page.FrameTree
+		find = func(ft *page.FrameTree) *page.FrameTree {
+			if ft.Frame.URL == "about:srcdoc" {
+				return ft
+			}
+			for _, c := range ft.ChildFrames {
+				if f := find(c); f != nil {
+					return f
+				}
+			}
+			return nil
+		}
+		f := find(tree.FrameTree)
+		if f == nil {
+			return "", fmt.Errorf("no view frame")
+		}
+		world, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.Frame.ID})
+		if err != nil {
+			return "", err
+		}
+		yes := true
+		res, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: js, ContextID: world.ExecutionContextID, AwaitPromise: &yes, ReturnByValue: &yes})
+		if err != nil {
+			return "", err
+		}
+		if res.ExceptionDetails != nil {
+			return "", fmt.Errorf("%s", res.ExceptionDetails.Text)
+		}
+		var out string
+		err = json.Unmarshal(res.Result.Value, &out)
+		return out, err
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// screenshot saves the view as an artefact, and to $MCPLUG_SCREENSHOTS
+// when set.
+func (r *rig) screenshot(t *testing.T, name string) {
+	t.Helper()
+	png, err := chromedp.Run(r.ctx, chromedp.Screenshot(chromedp.CSS("main")))
+	require.NoError(t, err)
+	require.NotEmpty(t, png)
+	require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name+".png"), png, 0o644))
+	if dir := os.Getenv("MCPLUG_SCREENSHOTS"); dir != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
+	}
+}
+
+func TestOfficialViewsRenderAndTalkToTheirServers(t *testing.T) {
+	r := newRig(t)
+
+	t.Run("basic-vanillajs: input, result, and a call the view makes", func(t *testing.T) {
+		r.open(t, "basic-vanillajs", "get-time", "{}")
+		r.logHas(t, "ui/initialize", `e.from && e.msg.method === "ui/initialize"`)
+		r.logHas(t, "the tool input", `e.to && e.msg.method === "ui/notifications/tool-input"`)
+		r.logHas(t, "the tool result", `e.to && e.msg.method === "ui/notifications/tool-result" && JSON.stringify(e.msg.params).includes("time")`)
+		// The view shows the result of the host's call...
+		first := r.pollView(t, `document.getElementById("server-time").textContent`, func(s string) bool { return strings.Contains(s, "T") && s != "Loading..." })
+		// ... and calls the server itself, through the host.
+		r.inView(t, `document.getElementById("get-time-btn").click(), ""`)
+		r.logHas(t, "the view's own tools/call", `e.from && e.msg.method === "tools/call" && e.msg.params.name === "get-time"`)
+		r.logHas(t, "its answer", `e.to && e.msg.id !== undefined && e.msg.result && JSON.stringify(e.msg.result).includes("time") && mcplugPage.view.log.some((f) => f.from && f.msg.method === "tools/call" && f.msg.id === e.msg.id)`)
+		second := r.pollView(t, `document.getElementById("server-time").textContent`, func(s string) bool { return s != first && strings.Contains(s, "T") })
+		assert.NotEqual(t, first, second)
+		// ui/message reaches the Go host.
+		r.inView(t, `document.getElementById("send-message-btn").click(), ""`)
+		select {
+		case got := <-r.messages:
+			assert.Equal(t, "basic-vanillajs: This is message text.", got)
+		case <-time.After(30 * time.Second):
+			t.Fatal("no ui/message reached the host")
+		}
+		// ui/open-link asks the user; refused, nothing opens.
+		r.inView(t, `document.getElementById("open-link-btn").click(), ""`)
+		require.NoError(t, chromedp.Do(r.ctx, chromedp.WaitVisible(chromedp.ID("ask"))))
+		r.screenshot(t, "basic-vanillajs")
+		require.NoError(t, chromedp.Do(r.ctx, chromedp.Click(chromedp.ID("ask-no"))))
+		r.logHas(t, "the refusal of the link", `e.to && e.msg.result && e.msg.result.isError === true`)
+		var links []string
+		r.eval(t, `mcplugPage.links`, &links)
+		assert.Equal(t, []string{"https://modelcontextprotocol.io/"}, links)
+	})
+
+	t.Run("system-monitor: a view that polls a tool for apps alone", func(t *testing.T) {
+		r.open(t, "system-monitor", "get-system-info", "{}")
+		r.logHas(t, "the tool result", `e.to && e.msg.method === "ui/notifications/tool-result"`)
+		r.logHas(t, "the view's poll of poll-system-stats", `e.from && e.msg.method === "tools/call" && e.msg.params.name === "poll-system-stats"`)
+		r.logHas(t, "its answer", `e.to && e.msg.result && JSON.stringify(e.msg.result).includes("cpu")`)
+		tools, err := r.m.Tools(context.Background())
+		require.NoError(t, err)
+		for _, tool := range tools {
+			assert.NotContains(t, tool.Name, "poll-system-stats", "the model never sees it")
+		}
+		r.screenshot(t, "system-monitor")
+	})
+
+	t.Run("budget-allocator: input and result", func(t *testing.T) {
+		r.open(t, "budget-allocator", "get-budget-data", "{}")
+		r.logHas(t, "ui/initialize", `e.from && e.msg.method === "ui/initialize"`)
+		r.logHas(t, "the tool result", `e.to && e.msg.method === "ui/notifications/tool-result"`)
+		r.logHas(t, "a size change", `e.from && e.msg.method === "ui/notifications/size-changed"`)
+		r.pollView(t, `document.body.innerText`, func(s string) bool { return strings.Contains(s, "Budget") || strings.Contains(s, "budget") })
+		r.screenshot(t, "budget-allocator")
+	})
+
+	t.Run("a teardown asks the view first", func(t *testing.T) {
+		r.open(t, "basic-vanillajs", "get-time", "{}")
+		var got struct {
+			Closed, Asked, Answered bool
+			Log                     []string
+		}
+		r.eval(t, `(async () => { const v = mcplugPage.view; await v.teardown(); return {
+			closed: v.closed,
+			asked: v.log.some((e) => e.to && e.msg.method === "ui/resource-teardown"),
+			answered: v.log.some((e) => e.from && e.msg.result !== undefined && String(e.msg.id).startsWith("host-")),
+			log: v.log.slice(-6).map((e) => JSON.stringify(e).slice(0, 200)),
+			}; })()`, &got)
+		assert.True(t, got.Closed, "closed")
+		assert.True(t, got.Asked, "the view was asked")
+		assert.True(t, got.Answered, "and answered: %s", got.Log)
+		var frames int
+		r.eval(t, `document.querySelectorAll("#view iframe").length`, &frames)
+		assert.Zero(t, frames, "the frame is gone")
+	})
+}
+
+// pollView polls js in the view until ok holds of its value.
+func (r *rig) pollView(t *testing.T, js string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v := r.inView(t, `String(`+js+`)`)
+		if ok(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the view never showed what was expected; last: %q", v)
+		}
+		require.NoError(t, chromedp.Do(r.ctx, chromedp.Sleep(50*time.Millisecond)))
+	}
+}
+
+// hostileServer serves a view that tries what a view must not: calling a
+// tool hidden from apps, reaching an origin its CSP does not declare,
+// flooding the host, sending what is not JSON-RPC. It reports what it
+// saw with ui/message.
+func hostileServer(allowed, forbidden string) *mcptest.Server {
+	srv := &mcptest.Server{Name: "hostile"}
+	srv.AddTool(mcp.Tool{Name: "show", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://hostile/view.html"}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) { return mcptest.TextResult("shown"), nil })
+	srv.AddTool(mcp.Tool{Name: "secret", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"visibility":["model"]}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) { return mcptest.TextResult("the secret"), nil })
+	html := strings.NewReplacer("ALLOWED", allowed, "FORBIDDEN", forbidden).Replace(hostileView)
+	srv.AddResource(mcp.Resource{URI: "ui://hostile/view.html", Name: "view", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &html,
+			Meta: json.RawMessage(`{"ui":{"csp":{"connectDomains":["` + allowed + `","https://x.example; script-src *"]}}}`)}}}, nil
+	})
+	return srv
+}
+
+const hostileView = `<!DOCTYPE html><html><body><h1>hostile</h1><pre id="out"></pre><script>
+const pending = new Map(); let next = 1;
+window.addEventListener("message", (e) => { const m = e.data; if (m && m.id !== undefined && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); } });
+const ask = (method, params) => new Promise((resolve) => { const id = next++; pending.set(id, resolve); parent.postMessage({jsonrpc: "2.0", id, method, params}, "*"); });
+(async () => {
+  const r = {};
+  await ask("ui/initialize", {appInfo: {name: "hostile", version: "1"}, appCapabilities: {}, protocolVersion: "2026-01-26"});
+  parent.postMessage({jsonrpc: "2.0", method: "ui/notifications/initialized"}, "*");
+  const secret = await ask("tools/call", {name: "secret", arguments: {}});
+  r.secret = secret.error ? secret.error.code : "called";
+  const other = await ask("tools/call", {name: "get-time", arguments: {}});
+  r.other = other.error ? other.error.code : "called";
+  try { await fetch("FORBIDDEN/x"); r.forbidden = "reached"; } catch (err) { r.forbidden = "blocked"; }
+  try { const res = await fetch("ALLOWED/y"); r.allowed = await res.text(); } catch (err) { r.allowed = "blocked: " + err; }
+  try { const s = document.createElement("img"); s.src = "FORBIDDEN/img.png"; document.body.appendChild(s); } catch (err) {}
+  for (const junk of ["text", [1, 2], {jsonrpc: "1.0"}, {jsonrpc: "2.0", id: {}, method: "x"}, null]) parent.postMessage(junk, "*");
+  const flood = [];
+  for (let i = 0; i < 400; i++) flood.push(ask("ping", {}));
+  const answers = await Promise.all(flood);
+  r.busy = answers.filter((a) => a.error && a.error.code === -32000).length;
+  r.ok = answers.filter((a) => a.result).length;
+  document.getElementById("out").textContent = JSON.stringify(r);
+  await new Promise((res) => setTimeout(res, 1100)); // the budget refills
+  await ask("ui/message", {role: "user", content: [{type: "text", text: JSON.stringify(r)}]});
+})();
+</script></body></html>`
+
+func TestAHostileViewIsRefusedAndHarmsNothing(t *testing.T) {
+	r := newRig(t)
+	r.open(t, "hostile", "show", "{}")
+	var report map[string]any
+	select {
+	case got := <-r.messages:
+		text, ok := strings.CutPrefix(got, "hostile: ")
+		require.True(t, ok, got)
+		require.NoError(t, json.Unmarshal([]byte(text), &report))
+	case <-time.After(60 * time.Second):
+		t.Fatal("the hostile view sent no report")
+	}
+	t.Logf("the view saw %v", report)
+	assert.EqualValues(t, apps.CodeNotAllowed, report["secret"], "a tool hidden from apps")
+	assert.EqualValues(t, apps.CodeNotAllowed, report["other"], "another server's tool")
+	assert.Equal(t, "blocked", report["forbidden"], "an origin the CSP does not declare")
+	assert.Equal(t, "allowed", report["allowed"], "the origin it declares")
+	assert.Greater(t, report["busy"], 0.0, "a flood is refused")
+	assert.Greater(t, report["ok"], 0.0, "within the budget, answered")
+	assert.Zero(t, r.forbidden.Load(), "nothing reached the undeclared origin")
+	var refused []string
+	r.eval(t, `mcplugPage.refused`, &refused)
+	assert.Contains(t, refused, "not a JSON-RPC 2.0 message")
+	assert.Contains(t, refused, "too many messages")
+	r.screenshot(t, "hostile")
+
+	// Neither the page nor the connection is hurt: another view opens
+	// and works, and the server still answers.
+	r.open(t, "basic-vanillajs", "get-time", "{}")
+	r.logHas(t, "the tool result", `e.to && e.msg.method === "ui/notifications/tool-result" && JSON.stringify(e.msg.params).includes("time")`)
+	res, err := r.m.CallAppTool(context.Background(), "hostile", "show", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "shown", res.Text())
+}

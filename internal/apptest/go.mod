@@ -1,0 +1,21 @@
+module github.com/mcplug/mcplug/internal/apptest
+
+go 1.26.0
+
+require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
+	github.com/mcplug/mcplug v0.0.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/go-json-experiment/json v1.27.2 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/text v0.27.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
+)
+
+replace github.com/mcplug/mcplug => ../..

@@ -1,0 +1,449 @@
+// Package apps renders MCP Apps (the io.modelcontextprotocol/ui
+// extension) in a Go web program: a Host is an http.Handler serving a
+// page that lists the app tools of a Manager's servers, calls them, and
+// shows their views, each in a sandboxed iframe on a separate origin
+// (the Sandbox handler), under the Content-Security-Policy its server
+// declared. The page speaks the extension's ui/* protocol to views built
+// with the official App SDK, and proxies a view's tools/call and
+// resources/read to its own server through the Manager, which lets a view
+// call only the tools its server makes visible to apps.
+//
+//	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Extensions: mcp.UIExtension()})
+//	host := apps.New(m, &apps.Options{SandboxOrigin: "http://127.0.0.1:8081"})
+//	go http.ListenAndServe("127.0.0.1:8081", host.Sandbox())
+//	http.ListenAndServe("127.0.0.1:8080", host)
+//
+// The host page and the sandbox must be on different origins (another
+// port will do); the sandbox serves a view only to a frame of the host
+// origin, and the host's API answers only its own page.
+package apps
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/mcplug/mcplug/mcp"
+	"golang.org/x/time/rate"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Bounds on what a page and its views may ask of the Host.
+const (
+	// MaxViews is how many views may be open at once; opening one more
+	// closes the one opened first.
+	MaxViews = 64
+	// MaxMessageSize bounds a message from a view, in bytes.
+	MaxMessageSize = 4 << 20
+	// MaxInFlight bounds a view's requests served at once; one past it
+	// is refused with CodeBusy.
+	MaxInFlight = 8
+	// MessageRate and MessageBurst bound a view's requests per second;
+	// one past them is refused with CodeBusy.
+	MessageRate  = 50
+	MessageBurst = 100
+)
+
+// JSON-RPC error codes of the Host's answers to a view.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	CodeBusy           = -32000 // too many requests of one view
+	CodeNotAllowed     = -32001 // a tool the view may not call
+)
+
+// Options configure a Host; nil means the defaults.
+type Options struct {
+	// SandboxOrigin is the origin (scheme://host:port) the Sandbox
+	// handler is served on; it must not be the host page's. Required.
+	SandboxOrigin string
+
+	// HostInfo names the host to views (ui/initialize); nil means
+	// "mcplug".
+	HostInfo *mcp.Implementation
+
+	// Message receives a view's ui/message (content for the
+	// conversation, as if the user wrote it); nil refuses it (the view
+	// gets isError). UpdateModelContext receives ui/update-model-context
+	// (what the model should know of the view next turn); nil refuses it.
+	Message            func(ctx context.Context, v *ViewInfo, content []mcp.Content) error
+	UpdateModelContext func(ctx context.Context, v *ViewInfo, content []mcp.Content, structured json.RawMessage) error
+
+	// Permissions decides which of the browser permissions a view asks
+	// for (its _meta.ui.permissions) it gets; nil grants none.
+	Permissions func(v *ViewInfo) *mcp.ResourcePermissions
+
+	Logger *slog.Logger
+}
+
+// ViewInfo says which view a message comes from.
+type ViewInfo struct {
+	ID     string // the Host's name for this showing of the view
+	Server string
+	Tool   string // the tool whose result it shows, as the server names it
+	URI    string // the view's ui:// resource
+}
+
+// Host serves the host page, its script (host.js, for pages of the
+// program's own) and its API. Create it with New.
+type Host struct {
+	m       *mcp.Manager
+	opts    Options
+	sandbox *url.URL
+	token   string // the page's key to the API
+	logger  *slog.Logger
+	mux     *http.ServeMux
+
+	mu    sync.Mutex
+	views map[string]*session
+	order []string // ids, oldest first
+}
+
+// session is one showing of a view.
+type session struct {
+	info       ViewInfo
+	exposed    string // the tool's exposed name, for the host's own call
+	view       *mcp.View
+	tool       mcp.Tool
+	csp        string
+	allow      string // the iframe's allow attribute
+	hostOrigin string // of the page that opened it
+	limiter    *rate.Limiter
+	inFlight   chan struct{}
+}
+
+// New returns a Host for the app tools of m. It panics if
+// opts.SandboxOrigin is not an http or https origin.
+func New(m *mcp.Manager, opts *Options) *Host {
+	h := &Host{m: m, views: map[string]*session{}}
+	if opts != nil {
+		h.opts = *opts
+	}
+	u, err := url.Parse(h.opts.SandboxOrigin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		panic(fmt.Sprintf("apps: SandboxOrigin %q is not an origin (scheme://host:port)", h.opts.SandboxOrigin))
+	}
+	u.Path = ""
+	h.sandbox = u
+	if h.opts.HostInfo == nil {
+		h.opts.HostInfo = &mcp.Implementation{Name: "mcplug", Version: "1"}
+	}
+	h.logger = h.opts.Logger
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
+	}
+	h.token = randomID()
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("GET /{$}", h.page)
+	h.mux.HandleFunc("GET /host.js", h.script)
+	h.mux.HandleFunc("GET /page.js", h.script)
+	h.mux.Handle("GET /api/tools", h.api(h.tools))
+	h.mux.Handle("POST /api/views", h.api(h.open))
+	h.mux.Handle("POST /api/views/{id}/call", h.api(h.call))
+	h.mux.Handle("POST /api/views/{id}/rpc", h.api(h.rpc))
+	h.mux.Handle("DELETE /api/views/{id}", h.api(h.close))
+	return h
+}
+
+func randomID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ServeHTTP serves the host page (/), its scripts (/host.js, the bridge
+// to views a page of the program's own may load, and /page.js) and the
+// page's API (/api/…). Mounted under a prefix, strip it (the page's URLs
+// are relative).
+func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	secure(w)
+	h.mux.ServeHTTP(w, r)
+}
+
+// secure sets the headers every answer of the Host carries.
+func secure(w http.ResponseWriter) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+}
+
+func (h *Host) page(w http.ResponseWriter, r *http.Request) {
+	b, _ := assets.ReadFile("assets/index.html")
+	cfg, _ := json.Marshal(map[string]string{"token": h.token, "sandboxOrigin": h.sandbox.String()})
+	// The page's own CSP: its scripts and nothing else; frames only from the sandbox.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; frame-src "+h.sandbox.String()+"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	page := strings.Replace(string(b), "{{config}}", htmlAttr(string(cfg)), 1)
+	fmt.Fprint(w, page)
+}
+
+func (h *Host) script(w http.ResponseWriter, r *http.Request) {
+	b, _ := assets.ReadFile("assets" + r.URL.Path)
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Write(b)
+}
+
+// htmlAttr escapes s for a double-quoted HTML attribute.
+func htmlAttr(s string) string {
+	return strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;", "'", "&#39;").Replace(s)
+}
+
+// apiError is an answer of the API that is not a success.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// api wraps a handler of the page's API: only the page of this Host may
+// call it (its key, same origin), bodies are bounded, answers are JSON.
+func (h *Host) api(fn func(w http.ResponseWriter, r *http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Mcplug-Host") != h.token || (r.Header.Get("Sec-Fetch-Site") != "" && r.Header.Get("Sec-Fetch-Site") != "same-origin") {
+			http.Error(w, "apps: not the host page", http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r) {
+			http.Error(w, "apps: not the host page", http.StatusForbidden)
+			return
+		}
+		if r.Method == http.MethodPost && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+			http.Error(w, "apps: the body must be JSON", http.StatusUnsupportedMediaType)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxMessageSize)
+		v, err := fn(w, r)
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			status := http.StatusInternalServerError
+			var ae *apiError
+			var mbe *http.MaxBytesError
+			switch {
+			case errors.As(err, &ae):
+				status = ae.status
+			case errors.As(err, &mbe):
+				status = http.StatusRequestEntityTooLarge
+			case errors.Is(err, mcp.ErrUnknownTool):
+				status = http.StatusNotFound
+			}
+			w.WriteHeader(status)
+			json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+			return
+		}
+		json.NewEncoder(w).Encode(v)
+	})
+}
+
+// sameOrigin reports whether origin is the origin r was sent to.
+func sameOrigin(origin string, r *http.Request) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == r.Host
+}
+
+// toolInfo is an app tool as the page sees it.
+type toolInfo struct {
+	Server      string          `json:"server"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	ResourceURI string          `json:"resourceUri"`
+}
+
+func (h *Host) tools(w http.ResponseWriter, r *http.Request) (any, error) {
+	tools, err := h.m.AppTools(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]toolInfo, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, toolInfo{Server: t.Server, Name: t.Tool.Name, Title: t.Tool.Title, Description: t.Tool.Description, InputSchema: t.Tool.InputSchema, ResourceURI: t.UI.ResourceURI})
+	}
+	return out, nil
+}
+
+// openAnswer is what the page needs to show a view.
+type openAnswer struct {
+	ID            string                   `json:"id"`
+	HTML          string                   `json:"html"`
+	Tool          mcp.Tool                 `json:"tool"`
+	CSP           *mcp.ResourceCSP         `json:"csp,omitempty"`
+	Permissions   *mcp.ResourcePermissions `json:"permissions,omitempty"`
+	Allow         string                   `json:"allow"`
+	PrefersBorder bool                     `json:"prefersBorder"`
+	Sandbox       string                   `json:"sandbox"` // the proxy's URL
+	HostInfo      *mcp.Implementation      `json:"hostInfo"`
+}
+
+func (h *Host) open(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req struct {
+		Server string `json:"server"`
+		Tool   string `json:"tool"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		return nil, &apiError{http.StatusBadRequest, "apps: " + err.Error()}
+	}
+	tools, err := h.m.AppTools(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	var tool *mcp.AppTool
+	for i := range tools {
+		if tools[i].Server == req.Server && tools[i].Tool.Name == req.Tool {
+			tool = &tools[i]
+		}
+	}
+	if tool == nil {
+		return nil, &apiError{http.StatusNotFound, fmt.Sprintf("apps: server %q has no app tool %q", req.Server, req.Tool)}
+	}
+	view, err := h.m.View(r.Context(), tool.Server, tool.UI.ResourceURI)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{
+		info:     ViewInfo{ID: randomID(), Server: tool.Server, Tool: tool.Tool.Name, URI: view.URI},
+		exposed:  tool.Name,
+		view:     view,
+		tool:     tool.Tool,
+		limiter:  rate.NewLimiter(MessageRate, MessageBurst),
+		inFlight: make(chan struct{}, MaxInFlight),
+	}
+	var csp *mcp.ResourceCSP
+	var perms *mcp.ResourcePermissions
+	if view.UI != nil {
+		csp = view.UI.CSP
+	}
+	if view.UI != nil && view.UI.Permissions != nil && h.opts.Permissions != nil {
+		perms = grant(view.UI.Permissions, h.opts.Permissions(&s.info))
+	}
+	var dropped []string
+	s.hostOrigin = h.hostOrigin(r)
+	if s.hostOrigin == h.sandbox.String() {
+		return nil, &apiError{http.StatusBadRequest, "apps: the host page is on the sandbox's origin; serve the Sandbox handler on another origin"}
+	}
+	s.csp, dropped = policy(csp)
+	for _, d := range dropped {
+		h.logger.Warn("apps: a view's CSP names a source that is not an origin; left out", "server", tool.Server, "view", view.URI, "source", d)
+	}
+	s.allow = allowList(perms)
+	h.add(s)
+	a := &openAnswer{ID: s.info.ID, HTML: view.HTML, Tool: tool.Tool, CSP: csp, Permissions: perms, Allow: s.allow, Sandbox: h.sandbox.String() + "/sandbox/" + s.info.ID, HostInfo: h.opts.HostInfo}
+	a.PrefersBorder = view.UI != nil && view.UI.PrefersBorder != nil && *view.UI.PrefersBorder
+	return a, nil
+}
+
+// hostOrigin is the origin of the host page r comes from.
+func (h *Host) hostOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func (h *Host) add(s *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.order) >= MaxViews {
+		delete(h.views, h.order[0])
+		h.order = h.order[1:]
+	}
+	h.views[s.info.ID] = s
+	h.order = append(h.order, s.info.ID)
+}
+
+func (h *Host) session(id string) (*session, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.views[id]
+	if s == nil {
+		return nil, &apiError{http.StatusNotFound, "apps: no such view (closed, or one of more than " + fmt.Sprint(MaxViews) + ")"}
+	}
+	return s, nil
+}
+
+func (h *Host) close(w http.ResponseWriter, r *http.Request) (any, error) {
+	id := r.PathValue("id")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.views[id] == nil {
+		return nil, &apiError{http.StatusNotFound, "apps: no such view"}
+	}
+	delete(h.views, id)
+	for i, o := range h.order {
+		if o == id {
+			h.order = append(h.order[:i], h.order[i+1:]...)
+			break
+		}
+	}
+	return struct{}{}, nil
+}
+
+// call is the host's own call of the tool whose view it shows (the
+// user's, or the model's): any tool the model may call.
+func (h *Host) call(w http.ResponseWriter, r *http.Request) (any, error) {
+	s, err := h.session(r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		return nil, &apiError{http.StatusBadRequest, "apps: " + err.Error()}
+	}
+	var args any
+	if len(req.Arguments) > 0 && string(req.Arguments) != "null" {
+		args = req.Arguments
+	}
+	ctx := r.Context()
+	res, err := h.m.CallTool(ctx, s.exposed, args)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Sandbox returns the handler of the sandbox origin: the proxy page of
+// each open view (/sandbox/{id}), under the view's CSP, framed only by the
+// host page. Serve it on Options.SandboxOrigin.
+func (h *Host) Sandbox() http.Handler {
+	return http.HandlerFunc(h.serveSandbox)
+}
+
+func (h *Host) serveSandbox(w http.ResponseWriter, r *http.Request) {
+	secure(w)
+	id, ok := strings.CutPrefix(r.URL.Path, "/sandbox/")
+	if r.Method != http.MethodGet || !ok {
+		http.NotFound(w, r)
+		return
+	}
+	s, err := h.session(id)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	hostOrigin := s.hostOrigin
+	b, _ := assets.ReadFile("assets/sandbox.html")
+	cfg, _ := json.Marshal(map[string]string{"hostOrigin": hostOrigin, "allow": s.allow})
+	// The view's CSP, which the view's document inherits, and frames of
+	// the host's origin only.
+	w.Header().Set("Content-Security-Policy", s.csp+"; frame-ancestors "+hostOrigin)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, strings.Replace(string(b), "{{config}}", htmlAttr(string(cfg)), 1))
+}
