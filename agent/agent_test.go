@@ -463,3 +463,33 @@ func TestWhatOneRequestCarriesIsBounded(t *testing.T) {
 		assert.Len(t, notes, 4, "4 of the 8 images are dropped")
 	})
 }
+
+// A tool an MCP server makes visible to its views alone (MCP Apps,
+// visibility ["app"]) is never offered to the model, nor can the model
+// call it by name.
+func TestAToolForViewsAloneNeverReachesTheModel(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := &mcptest.Server{}
+	srv.AddTool(mcp.Tool{Name: "show", Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://s/view.html"}}`)}, func(context.Context, *mcptest.Request) (*mcp.CallToolResult, error) {
+		return mcptest.TextResult("shown"), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "poll", Meta: json.RawMessage(`{"ui":{"visibility":["app"]}}`)}, func(context.Context, *mcptest.Request) (*mcp.CallToolResult, error) {
+		return mcptest.TextResult("polled"), nil
+	})
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(slog.DiscardHandler), Extensions: mcp.UIExtension()})
+	defer m.Close()
+	require.NoError(t, m.Add("s", srv.Transport()))
+	s := &script{replies: []*agent.Response{call("mcp__s__poll", `{}`), answer("done")}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{m}}
+	_, err := a.Chat(context.Background(), "go")
+	require.NoError(t, err)
+	require.Len(t, s.requests, 2)
+	var names []string
+	for _, tool := range s.requests[0].Tools {
+		names = append(names, tool.Name)
+	}
+	assert.Equal(t, []string{"mcp__s__show"}, names)
+	res := lastResult(t, s)
+	assert.True(t, res.IsError, "a call by the hidden name fails")
+	assert.NotContains(t, res.Content[0].Text, "polled")
+}

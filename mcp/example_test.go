@@ -221,3 +221,40 @@ func ExampleSamplingHandler() {
 	// Output:
 	// model said {"role":"assistant","content":{"type":"text","text":"blue"},"model":"tiny","stopReason":"endTurn"}
 }
+
+// A host of MCP Apps reads a tool's view, and lets the view call its own
+// server's tools that are visible to apps.
+func ExampleManager_View() {
+	srv := &mcptest.Server{Name: "monitor"}
+	srv.AddTool(mcp.Tool{Name: "show", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://monitor/view.html"}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("shown"), nil
+		})
+	srv.AddTool(mcp.Tool{Name: "poll", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"visibility":["app"]}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("cpu 3%"), nil
+		})
+	html := "<p>monitor</p>"
+	srv.AddResource(mcp.Resource{URI: "ui://monitor/view.html", Name: "view", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &html,
+			Meta: json.RawMessage(`{"ui":{"csp":{"connectDomains":["https://api.example"]}}}`)}}}, nil
+	})
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Extensions: mcp.UIExtension()})
+	defer m.Close()
+	m.Add("monitor", srv.Transport())
+	ctx := context.Background()
+
+	tools, _ := m.Tools(ctx) // what the model sees: not "poll"
+	for _, t := range tools {
+		fmt.Println("model:", t.Name)
+	}
+	apps, _ := m.AppTools(ctx)
+	v, _ := m.View(ctx, apps[0].Server, apps[0].UI.ResourceURI)
+	fmt.Println("view:", v.HTML, v.UI.CSP.ConnectDomains)
+	res, _ := m.CallAppTool(ctx, "monitor", "poll", nil)
+	fmt.Println("the view polls:", res.Text())
+	// Output:
+	// model: mcp__monitor__show
+	// view: <p>monitor</p> [https://api.example]
+	// the view polls: cpu 3%
+}

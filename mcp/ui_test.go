@@ -250,6 +250,13 @@ func TestExtensionsAreDeclaredInEitherEra(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the server's are read in either era", func(t *testing.T) {
+		for _, versions := range [][]string{nil, mcptest.Modern} {
+			srv := &mcptest.Server{Versions: versions, Capabilities: map[string]any{"tools": map[string]any{}, "extensions": map[string]any{mcp.ExtensionUI: map[string]any{}}}}
+			c := connectWith(t, srv.Transport(), &mcp.Options{Logger: quiet})
+			assert.Contains(t, c.InitializeResult().Capabilities.Extensions, mcp.ExtensionUI, "versions %v", versions)
+		}
+	})
 	t.Run("a declaration that is not an object is refused", func(t *testing.T) {
 		srv := &mcptest.Server{}
 		_, err := mcp.Connect(context.Background(), srv.Transport(), &mcp.Options{Logger: quiet, Extensions: map[string]json.RawMessage{"x/y": json.RawMessage(`true`)}})

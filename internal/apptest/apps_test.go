@@ -33,7 +33,9 @@ type rig struct {
 	hostURL   string
 	ctx       context.Context // the browser tab's
 	messages  chan string     // ui/message texts the Go host received
+	contexts  chan string     // ui/update-model-context texts the Go host received
 	forbidden *atomic.Int32   // requests that reached the origin no CSP names
+	slow      chan string     // the probe's slow tool: "started", then "cancelled"
 }
 
 func newRig(t *testing.T) *rig {
@@ -51,7 +53,7 @@ func newRig(t *testing.T) *rig {
 	cfg, err := config.LoadFile(cfgFile)
 	require.NoError(t, err)
 
-	r := &rig{messages: make(chan string, 100), forbidden: new(atomic.Int32)}
+	r := &rig{messages: make(chan string, 100), contexts: make(chan string, 100), forbidden: new(atomic.Int32), slow: make(chan string, 10)}
 	forbidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.forbidden.Add(1)
 		w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -67,6 +69,7 @@ func newRig(t *testing.T) *rig {
 	r.m = mcp.NewManager(cfg, &mcp.ManagerOptions{Extensions: mcp.UIExtension(), Logger: slog.New(slog.DiscardHandler), ConnectTimeout: 60 * time.Second})
 	t.Cleanup(func() { r.m.Close() })
 	require.NoError(t, r.m.Add("hostile", hostileServer(allowed.URL, forbidden.URL).Transport()))
+	require.NoError(t, r.m.Add("probe", probeServer(r.slow).Transport()))
 
 	// Two listeners, two origins: the page and the sandbox.
 	var h *apps.Host
@@ -78,6 +81,15 @@ func newRig(t *testing.T) *rig {
 			for _, c := range content {
 				select {
 				case r.messages <- v.Server + ": " + c.Text:
+				default:
+				}
+			}
+			return nil
+		},
+		UpdateModelContext: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content, structured json.RawMessage) error {
+			for _, c := range content {
+				select {
+				case r.contexts <- v.Server + ": " + c.Text:
 				default:
 				}
 			}
@@ -142,6 +154,17 @@ func (r *rig) open(t *testing.T, server, tool, args string) {
 	require.True(t, ok, "the view of %s/%s opened", server, tool)
 }
 
+// show shows the view of a tool without calling it.
+func (r *rig) show(t *testing.T, server, tool string) {
+	t.Helper()
+	var ok bool
+	r.eval(t, fmt.Sprintf(`(async () => {
+		const tool = mcplugPage.tools.find((t) => t.server === %q && t.name === %q);
+		return !!(await mcplugPage.select(tool));
+	})()`, server, tool), &ok)
+	require.True(t, ok, "the view of %s/%s opened", server, tool)
+}
+
 // logHas waits until the view's message log has a message matching the
 // JavaScript predicate over e (one log entry: {from|to, msg}).
 func (r *rig) logHas(t *testing.T, what, pred string) {
@@ -203,7 +226,7 @@ func (r *rig) inView(t *testing.T, js string) string {
 // when set.
 func (r *rig) screenshot(t *testing.T, name string) {
 	t.Helper()
-	png, err := chromedp.Run(r.ctx, chromedp.Screenshot(chromedp.CSS("main")))
+	png, err := chromedp.Run(r.ctx, chromedp.Screenshot(chromedp.CSS("body")))
 	require.NoError(t, err)
 	require.NotEmpty(t, png)
 	require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name+".png"), png, 0o644))
@@ -313,9 +336,13 @@ func (r *rig) pollView(t *testing.T, js string, ok func(string) bool) string {
 func hostileServer(allowed, forbidden string) *mcptest.Server {
 	srv := &mcptest.Server{Name: "hostile"}
 	srv.AddTool(mcp.Tool{Name: "show", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://hostile/view.html"}}`)},
-		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) { return mcptest.TextResult("shown"), nil })
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("shown"), nil
+		})
 	srv.AddTool(mcp.Tool{Name: "secret", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"visibility":["model"]}}`)},
-		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) { return mcptest.TextResult("the secret"), nil })
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("the secret"), nil
+		})
 	html := strings.NewReplacer("ALLOWED", allowed, "FORBIDDEN", forbidden).Replace(hostileView)
 	srv.AddResource(mcp.Resource{URI: "ui://hostile/view.html", Name: "view", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &html,
@@ -384,4 +411,106 @@ func TestAHostileViewIsRefusedAndHarmsNothing(t *testing.T) {
 	res, err := r.m.CallAppTool(context.Background(), "hostile", "show", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "shown", res.Text())
+}
+
+// probeServer serves a view that shows every notification the host sends
+// it, and tools that take their time.
+func probeServer(slow chan<- string) *mcptest.Server {
+	srv := &mcptest.Server{Name: "probe"}
+	meta := json.RawMessage(`{"ui":{"resourceUri":"ui://probe/echo.html"}}`)
+	srv.AddTool(mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`), Meta: meta},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			slow <- "started"
+			<-ctx.Done()
+			slow <- "cancelled"
+			return nil, ctx.Err()
+		})
+	srv.AddTool(mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`), Meta: meta},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("echo " + string(r.Arguments)), nil
+		})
+	html := echoView
+	srv.AddResource(mcp.Resource{URI: "ui://probe/echo.html", Name: "echo", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &html}}}, nil
+	})
+	return srv
+}
+
+const echoView = `<!DOCTYPE html><html><body><pre id="got">[]</pre><script>
+const got = []; let next = 1; const pending = new Map();
+const show = () => { document.getElementById("got").textContent = JSON.stringify(got); };
+window.addEventListener("message", (e) => {
+  const m = e.data;
+  if (m && m.id !== undefined && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); return; }
+  if (m && m.method && m.id !== undefined) { got.push({method: m.method}); show(); parent.postMessage({jsonrpc: "2.0", id: m.id, result: {}}, "*"); return; }
+  if (m && m.method) { got.push({method: m.method, params: m.params}); show(); }
+});
+const ask = (method, params) => new Promise((resolve) => { const id = next++; pending.set(id, resolve); parent.postMessage({jsonrpc: "2.0", id, method, params}, "*"); });
+(async () => {
+  const init = await ask("ui/initialize", {appInfo: {name: "echo", version: "1"}, appCapabilities: {}, protocolVersion: "2026-01-26"});
+  got.push({initialized: init.result && init.result.hostContext && init.result.hostContext.toolInfo.tool.name}); show();
+  parent.postMessage({jsonrpc: "2.0", method: "ui/notifications/initialized"}, "*");
+  parent.postMessage({jsonrpc: "2.0", method: "ui/notifications/size-changed", params: {width: 300, height: 123}}, "*");
+  await ask("ui/update-model-context", {content: [{type: "text", text: "the user looks at the echo view"}]});
+})();
+</script></body></html>`
+
+// viewGot is what the echo view has been sent.
+func (r *rig) viewGot(t *testing.T, want string) string {
+	t.Helper()
+	return r.pollView(t, `document.getElementById("got").textContent`, func(s string) bool { return strings.Contains(s, want) })
+}
+
+func TestTheHostSpeaksTheWholeProtocolToAView(t *testing.T) {
+	r := newRig(t)
+	r.show(t, "probe", "slow")
+	r.viewGot(t, `{"initialized":"slow"}`)
+
+	t.Run("size changes resize the frame", func(t *testing.T) {
+		_, err := chromedp.Run(r.ctx, chromedp.Poll[bool](`document.querySelector("#view iframe").style.height === "123px"`, chromedp.WithPollingTimeout(30*time.Second)))
+		require.NoError(t, err)
+	})
+	t.Run("ui/update-model-context reaches the program", func(t *testing.T) {
+		select {
+		case got := <-r.contexts:
+			assert.Equal(t, "probe: the user looks at the echo view", got)
+		case <-time.After(30 * time.Second):
+			t.Fatal("no model context reached the host")
+		}
+	})
+	t.Run("partial tool input", func(t *testing.T) {
+		var ok bool
+		r.eval(t, `(mcplugPage.view.toolInputPartial({q: "par"}), true)`, &ok)
+		r.viewGot(t, `{"method":"ui/notifications/tool-input-partial","params":{"arguments":{"q":"par"}}}`)
+	})
+	t.Run("the host context changes", func(t *testing.T) {
+		var ok bool
+		r.eval(t, `(mcplugPage.view.setTheme("dark"), true)`, &ok)
+		r.viewGot(t, `{"method":"ui/notifications/host-context-changed","params":{"theme":"dark"}}`)
+	})
+	t.Run("a cancelled call cancels the server's work and tells the view", func(t *testing.T) {
+		var ok bool
+		r.eval(t, `(document.getElementById("args").value = '{"q":"paris"}', mcplugPage.call(), true)`, &ok)
+		select {
+		case got := <-r.slow:
+			require.Equal(t, "started", got)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the tool was not called")
+		}
+		r.viewGot(t, `{"method":"ui/notifications/tool-input","params":{"arguments":{"q":"paris"}}}`)
+		require.NoError(t, chromedp.Do(r.ctx, chromedp.Click(chromedp.ID("cancel"))))
+		select {
+		case got := <-r.slow:
+			assert.Equal(t, "cancelled", got)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the server's work was not cancelled")
+		}
+		r.viewGot(t, `{"method":"ui/notifications/tool-cancelled","params":{"reason":"the user cancelled"}}`)
+		r.screenshot(t, "probe")
+	})
+	t.Run("teardown is a request the view answers", func(t *testing.T) {
+		var answered bool
+		r.eval(t, `(async () => { const v = mcplugPage.view; await v.teardown(); return v.log.some((e) => e.from && e.msg.result !== undefined && String(e.msg.id).startsWith("host-")); })()`, &answered)
+		assert.True(t, answered)
+	})
 }

@@ -71,6 +71,20 @@ var scenarios = map[string]func(){
 	// A well-behaved server with the default tools.
 	"basic": func() { serveStdio(&mcptest.Server{}) },
 
+	// A server of MCP Apps: a tool that shows a view, and the view.
+	"app": func() {
+		srv := &mcptest.Server{Name: "app"}
+		srv.AddTool(mcp.Tool{Name: "show", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://app/view.html"}}`)},
+			func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+				return mcptest.TextResult("shown"), nil
+			})
+		view := "<p>the view</p>"
+		srv.AddResource(mcp.Resource{URI: "ui://app/view.html", Name: "view", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &view}}}, nil
+		})
+		serveStdio(srv)
+	},
+
 	// A server of the 2026-07-28 revision only, and one of both eras.
 	"modern":   func() { serveStdio(&mcptest.Server{Versions: mcptest.Modern}) },
 	"dual-era": func() { serveStdio(&mcptest.Server{Versions: mcptest.DualEra}) },

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,6 +87,13 @@ type Options struct {
 	// Permissions decides which of the browser permissions a view asks
 	// for (its _meta.ui.permissions) it gets; nil grants none.
 	Permissions func(v *ViewInfo) *mcp.ResourcePermissions
+
+	// Hosts are the host names (with or without a port) the page and the
+	// sandbox answer to; a request naming another host in its Host header
+	// is refused, so that a site whose name a DNS rebinding pointed at
+	// this program cannot read the page. Nil means the loopback names:
+	// localhost, 127.0.0.1 and ::1, on any port.
+	Hosts []string
 
 	Logger *slog.Logger
 }
@@ -171,7 +179,32 @@ func randomID() string {
 // are relative).
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	secure(w)
+	if !h.allowedHost(r.Host) {
+		http.Error(w, "apps: not a host name this page answers to", http.StatusMisdirectedRequest)
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// allowedHost reports whether a request's Host header names this Host.
+func (h *Host) allowedHost(hostport string) bool {
+	name := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		name = host
+	}
+	if h.opts.Hosts == nil {
+		switch strings.Trim(name, "[]") {
+		case "localhost", "127.0.0.1", "::1":
+			return true
+		}
+		return false
+	}
+	for _, allowed := range h.opts.Hosts {
+		if strings.EqualFold(allowed, hostport) || strings.EqualFold(allowed, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // secure sets the headers every answer of the Host carries.
@@ -249,6 +282,16 @@ func (h *Host) api(fn func(w http.ResponseWriter, r *http.Request) (any, error))
 	})
 }
 
+// decode reads the request's JSON body into v.
+func decode(r *http.Request, v any) error {
+	err := json.NewDecoder(r.Body).Decode(v)
+	var mbe *http.MaxBytesError
+	if err != nil && !errors.As(err, &mbe) {
+		return &apiError{http.StatusBadRequest, "apps: the body: " + err.Error()}
+	}
+	return err
+}
+
 // sameOrigin reports whether origin is the origin r was sent to.
 func sameOrigin(origin string, r *http.Request) bool {
 	u, err := url.Parse(origin)
@@ -295,8 +338,8 @@ func (h *Host) open(w http.ResponseWriter, r *http.Request) (any, error) {
 		Server string `json:"server"`
 		Tool   string `json:"tool"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		return nil, &apiError{http.StatusBadRequest, "apps: " + err.Error()}
+	if err := decode(r, &req); err != nil {
+		return nil, err
 	}
 	tools, err := h.m.AppTools(r.Context())
 	if err != nil {
@@ -404,8 +447,8 @@ func (h *Host) call(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req struct {
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		return nil, &apiError{http.StatusBadRequest, "apps: " + err.Error()}
+	if err := decode(r, &req); err != nil {
+		return nil, err
 	}
 	var args any
 	if len(req.Arguments) > 0 && string(req.Arguments) != "null" {
@@ -428,6 +471,10 @@ func (h *Host) Sandbox() http.Handler {
 
 func (h *Host) serveSandbox(w http.ResponseWriter, r *http.Request) {
 	secure(w)
+	if !h.allowedHost(r.Host) {
+		http.Error(w, "apps: not a host name this sandbox answers to", http.StatusMisdirectedRequest)
+		return
+	}
 	id, ok := strings.CutPrefix(r.URL.Path, "/sandbox/")
 	if r.Method != http.MethodGet || !ok {
 		http.NotFound(w, r)

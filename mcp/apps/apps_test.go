@@ -1,0 +1,401 @@
+package apps_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/apps"
+	"github.com/mcplug/mcplug/mcp/mcptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// fixture is a Host over one fake server with a view, served on two
+// origins, and the page's key.
+type fixture struct {
+	host     *apps.Host
+	page     *httptest.Server
+	sandbox  *httptest.Server
+	token    string
+	messages chan []mcp.Content
+	release  chan struct{} // lets the server's "block" calls end
+	m        *mcp.Manager
+}
+
+func appServer(release <-chan struct{}, viewMeta string) *mcptest.Server {
+	srv := &mcptest.Server{Name: "fake"}
+	view := json.RawMessage(`{"ui":{"resourceUri":"ui://fake/view.html"}}`)
+	srv.AddTool(mcp.Tool{Name: "show", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: view},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("shown " + string(r.Arguments)), nil
+		})
+	srv.AddTool(mcp.Tool{Name: "refresh", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"visibility":["app"]}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("refreshed"), nil
+		})
+	srv.AddTool(mcp.Tool{Name: "block", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"visibility":["app"]}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return mcptest.TextResult("done"), nil
+		})
+	srv.AddTool(mcp.Tool{Name: "secret", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"visibility":["model"]}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("secret"), nil
+		})
+	page := "<p>the view</p>"
+	srv.AddResource(mcp.Resource{URI: "ui://fake/view.html", Name: "view", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &page, Meta: json.RawMessage(viewMeta)}}}, nil
+	})
+	srv.AddResource(mcp.Resource{URI: "file:///data.txt", Name: "data"}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return mcptest.TextResource(r.URI, "some data"), nil
+	})
+	return srv
+}
+
+func newFixture(t *testing.T, viewMeta string, opts *apps.Options) *fixture {
+	t.Helper()
+	leaks := goleak.IgnoreCurrent()
+	f := &fixture{messages: make(chan []mcp.Content, 10), release: make(chan struct{})}
+	f.m = mcp.NewManager(nil, &mcp.ManagerOptions{Extensions: mcp.UIExtension(), Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, f.m.Add("fake", appServer(f.release, viewMeta).Transport()))
+	var h *apps.Host
+	f.sandbox = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Sandbox().ServeHTTP(w, r) }))
+	if opts == nil {
+		opts = &apps.Options{}
+	}
+	opts.SandboxOrigin = f.sandbox.URL
+	h = apps.New(f.m, opts)
+	f.host = h
+	f.page = httptest.NewServer(h)
+	t.Cleanup(func() {
+		f.page.Close()
+		f.sandbox.Close()
+		f.m.Close()
+		goleak.VerifyNone(t, leaks)
+	})
+	res, err := http.Get(f.page.URL + "/")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	m := regexp.MustCompile(`name="mcplug-host" content="([^"]*)"`).FindSubmatch(b)
+	require.NotNil(t, m, "the page carries its config")
+	var cfg struct{ Token, SandboxOrigin string }
+	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &cfg))
+	require.Equal(t, f.sandbox.URL, cfg.SandboxOrigin)
+	f.token = cfg.Token
+	return f
+}
+
+// do calls the API as the page does, and decodes the answer into out.
+func (f *fixture) do(t *testing.T, method, path string, body any, out any) int {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		r = strings.NewReader(string(b))
+	}
+	req, err := http.NewRequest(method, f.page.URL+"/api"+path, r)
+	require.NoError(t, err)
+	req.Header.Set("X-Mcplug-Host", f.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	if out != nil {
+		require.NoError(t, json.NewDecoder(res.Body).Decode(out))
+	}
+	return res.StatusCode
+}
+
+type opened struct {
+	ID, HTML, Sandbox, Allow string
+	PrefersBorder            bool
+	Tool                     mcp.Tool
+}
+
+func (f *fixture) open(t *testing.T) opened {
+	t.Helper()
+	var o opened
+	require.Equal(t, http.StatusOK, f.do(t, "POST", "/views", map[string]string{"server": "fake", "tool": "show"}, &o))
+	return o
+}
+
+type answer struct {
+	ID     json.RawMessage
+	Result json.RawMessage
+	Error  *struct {
+		Code    int
+		Message string
+	}
+}
+
+func (f *fixture) rpc(t *testing.T, id string, msg any) answer {
+	t.Helper()
+	var a answer
+	require.Equal(t, http.StatusOK, f.do(t, "POST", "/views/"+id+"/rpc", msg, &a))
+	return a
+}
+
+func TestThePageListsAppToolsAndOpensTheirViews(t *testing.T) {
+	f := newFixture(t, `{"ui":{"prefersBorder":true}}`, nil)
+	var tools []struct{ Server, Name, ResourceURI string }
+	require.Equal(t, http.StatusOK, f.do(t, "GET", "/tools", nil, &tools))
+	assert.Equal(t, []struct{ Server, Name, ResourceURI string }{{"fake", "show", "ui://fake/view.html"}}, tools, "tools for apps alone are not the page's to call")
+
+	o := f.open(t)
+	assert.Equal(t, "<p>the view</p>", o.HTML)
+	assert.Equal(t, "show", o.Tool.Name)
+	assert.True(t, o.PrefersBorder)
+	assert.Equal(t, f.sandbox.URL+"/sandbox/"+o.ID, o.Sandbox)
+
+	var res mcp.CallToolResult
+	require.Equal(t, http.StatusOK, f.do(t, "POST", "/views/"+o.ID+"/call", map[string]any{"arguments": map[string]int{"n": 1}}, &res))
+	assert.Equal(t, `shown {"n":1}`, res.Text())
+
+	var failed struct{ Error string }
+	assert.Equal(t, http.StatusNotFound, f.do(t, "POST", "/views", map[string]string{"server": "fake", "tool": "refresh"}, &failed))
+	assert.Contains(t, failed.Error, "no app tool")
+	assert.Equal(t, http.StatusOK, f.do(t, "DELETE", "/views/"+o.ID, nil, nil))
+	assert.Equal(t, http.StatusNotFound, f.do(t, "POST", "/views/"+o.ID+"/call", map[string]any{}, nil), "closed")
+}
+
+func TestTheAPIAnswersOnlyItsOwnPage(t *testing.T) {
+	f := newFixture(t, "", nil)
+	tests := []struct {
+		name    string
+		headers map[string]string
+		body    string
+		want    int
+	}{
+		{"no key", map[string]string{"X-Mcplug-Host": ""}, `{}`, http.StatusForbidden},
+		{"a wrong key", map[string]string{"X-Mcplug-Host": "guess"}, `{}`, http.StatusForbidden},
+		{"from another site", map[string]string{"Sec-Fetch-Site": "cross-site"}, `{}`, http.StatusForbidden},
+		{"from another origin", map[string]string{"Origin": "http://evil.example"}, `{}`, http.StatusForbidden},
+		{"not JSON", map[string]string{"Content-Type": "text/plain"}, `{}`, http.StatusUnsupportedMediaType},
+		{"too large", nil, `{"server":"` + strings.Repeat("x", apps.MaxMessageSize) + `"}`, http.StatusRequestEntityTooLarge},
+		{"the page itself", nil, `{"server":"fake","tool":"show"}`, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", f.page.URL+"/api/views", strings.NewReader(tt.body))
+			require.NoError(t, err)
+			req.Header.Set("X-Mcplug-Host", f.token)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
+			for k, v := range tt.headers {
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, tt.want, res.StatusCode)
+		})
+	}
+}
+
+func TestTheSandboxServesOpenViewsUnderTheirCSP(t *testing.T) {
+	f := newFixture(t, `{"ui":{"csp":{"connectDomains":["https://api.example","https://x.example; script-src *"],"resourceDomains":["https://*.cdn.example"]}}}`, nil)
+	get := func(path string) *http.Response {
+		res, err := http.Get(f.sandbox.URL + path)
+		require.NoError(t, err)
+		res.Body.Close()
+		return res
+	}
+	assert.Equal(t, http.StatusNotFound, get("/sandbox/nothing").StatusCode)
+	assert.Equal(t, http.StatusNotFound, get("/").StatusCode)
+	o := f.open(t)
+	res := get("/sandbox/" + o.ID)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{
+		"default-src 'none'",
+		"connect-src https://api.example;",
+		"script-src 'unsafe-inline' 'unsafe-eval' blob: https://*.cdn.example;",
+		"frame-src 'none'",
+		"base-uri 'none'",
+		"form-action 'none'",
+		"frame-ancestors " + f.page.URL,
+	} {
+		assert.Contains(t, csp, want)
+	}
+	assert.NotContains(t, csp, "x.example", "a source that would add a directive is left out")
+	assert.NotContains(t, csp, "script-src *")
+	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+
+	t.Run("the page's own CSP frames only the sandbox", func(t *testing.T) {
+		res, err := http.Get(f.page.URL + "/")
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-src "+f.sandbox.URL+";")
+		assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+	})
+}
+
+func TestAViewsRequestsAreCheckedAndProxied(t *testing.T) {
+	var mu sync.Mutex
+	var said []mcp.Content
+	f := newFixture(t, "", &apps.Options{Message: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content) error {
+		mu.Lock()
+		defer mu.Unlock()
+		said = append(said, content...)
+		return nil
+	}})
+	o := f.open(t)
+	call := func(name string) map[string]any {
+		return map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{"name": name, "arguments": map[string]any{}}}
+	}
+	tests := []struct {
+		name   string
+		msg    any
+		code   int
+		result string
+	}{
+		{"a tool for apps", call("refresh"), 0, "refreshed"},
+		{"the view's own tool", call("show"), 0, "shown"},
+		{"a tool hidden from apps", call("secret"), apps.CodeNotAllowed, ""},
+		{"a tool the server does not have", call("nope"), apps.CodeNotAllowed, ""},
+		{"a tool without a name", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{}}, apps.CodeInvalidParams, ""},
+		{"a resource", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": map[string]any{"uri": "file:///data.txt"}}, 0, "some data"},
+		{"not JSON-RPC 2.0", map[string]any{"jsonrpc": "1.0", "id": 1, "method": "ping"}, apps.CodeInvalidRequest, ""},
+		{"an id that is an object", map[string]any{"jsonrpc": "2.0", "id": map[string]int{}, "method": "ping"}, apps.CodeInvalidRequest, ""},
+		{"no id", map[string]any{"jsonrpc": "2.0", "method": "tools/call"}, apps.CodeInvalidRequest, ""},
+		{"not an object", []int{1, 2}, apps.CodeParseError, ""},
+		{"a method not for views", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": map[string]any{}}, apps.CodeMethodNotFound, ""},
+		{"ui/message", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ui/message", "params": map[string]any{"role": "user", "content": []map[string]string{{"type": "text", "text": "hello"}}}}, 0, "{}"},
+		{"ui/message not as the user", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ui/message", "params": map[string]any{"role": "assistant", "content": []any{}}}, apps.CodeInvalidParams, ""},
+		{"ui/update-model-context, which the host does not take", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ui/update-model-context", "params": map[string]any{}}, apps.CodeMethodNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := f.rpc(t, o.ID, tt.msg)
+			if tt.code != 0 {
+				require.NotNil(t, a.Error, "result %s", a.Result)
+				assert.Equal(t, tt.code, a.Error.Code, a.Error.Message)
+				return
+			}
+			require.Nil(t, a.Error)
+			assert.Contains(t, string(a.Result), tt.result)
+		})
+	}
+	mu.Lock()
+	assert.Equal(t, []mcp.Content{{Type: "text", Text: "hello"}}, said)
+	mu.Unlock()
+	res, err := f.m.CallAppTool(context.Background(), "fake", "refresh", nil)
+	require.NoError(t, err, "the connection is unharmed")
+	assert.Equal(t, "refreshed", res.Text())
+}
+
+func TestAViewMayNotAskTooMuchAtOnce(t *testing.T) {
+	f := newFixture(t, "", nil)
+	o := f.open(t)
+	var wg sync.WaitGroup
+	answers := make(chan answer, apps.MaxInFlight)
+	for i := range apps.MaxInFlight {
+		wg.Go(func() {
+			answers <- f.rpc(t, o.ID, map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": map[string]any{"name": "block"}})
+		})
+	}
+	// Wait until all are being served: one more is refused.
+	require.Eventually(t, func() bool {
+		a := f.rpc(t, o.ID, map[string]any{"jsonrpc": "2.0", "id": "x", "method": "ping"})
+		return a.Error != nil && a.Error.Code == apps.CodeBusy && strings.Contains(a.Error.Message, "at once")
+	}, 10*time.Second, time.Millisecond)
+	close(f.release)
+	wg.Wait()
+	close(answers)
+	for a := range answers {
+		assert.Nil(t, a.Error)
+	}
+}
+
+func TestOpenViewsAreBounded(t *testing.T) {
+	f := newFixture(t, "", nil)
+	first := f.open(t)
+	for range apps.MaxViews {
+		f.open(t)
+	}
+	assert.Equal(t, http.StatusNotFound, f.do(t, "POST", "/views/"+first.ID+"/rpc", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}, nil), "the oldest was closed")
+	res, err := http.Get(f.sandbox.URL + "/sandbox/" + first.ID)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+}
+
+func TestPermissionsAreTheHostsToGrant(t *testing.T) {
+	meta := `{"ui":{"permissions":{"camera":{},"microphone":{},"clipboardWrite":{}}}}`
+	tests := []struct {
+		name  string
+		grant func(*apps.ViewInfo) *mcp.ResourcePermissions
+		want  string
+	}{
+		{"none by default", nil, ""},
+		{"what is asked and granted", func(*apps.ViewInfo) *mcp.ResourcePermissions {
+			return &mcp.ResourcePermissions{Camera: &struct{}{}, Geolocation: &struct{}{}, ClipboardWrite: &struct{}{}}
+		}, "camera; clipboard-write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, meta, &apps.Options{Permissions: tt.grant})
+			assert.Equal(t, tt.want, f.open(t).Allow)
+		})
+	}
+}
+
+func TestNewWantsASandboxOrigin(t *testing.T) {
+	for _, origin := range []string{"", "localhost:8081", "ftp://h", "http://h/path", "http://user@h"} {
+		t.Run(fmt.Sprintf("%q", origin), func(t *testing.T) {
+			assert.Panics(t, func() { apps.New(nil, &apps.Options{SandboxOrigin: origin}) })
+		})
+	}
+}
+
+// A page reached by a name other than its own (a DNS rebinding of a
+// stranger's site to this program) is not served.
+func TestThePageAnswersOnlyToItsOwnNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		hosts []string
+		host  string
+		want  int
+	}{
+		{"loopback by default", nil, "127.0.0.1:8080", http.StatusOK},
+		{"localhost by default", nil, "localhost:1", http.StatusOK},
+		{"::1 by default", nil, "[::1]:1", http.StatusOK},
+		{"a stranger's name", nil, "evil.example:8080", http.StatusMisdirectedRequest},
+		{"a name given", []string{"apps.internal"}, "apps.internal:443", http.StatusOK},
+		{"loopback when names are given", []string{"apps.internal"}, "127.0.0.1:8080", http.StatusMisdirectedRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := apps.New(nil, &apps.Options{SandboxOrigin: "http://127.0.0.1:1", Hosts: tt.hosts})
+			for _, handler := range []http.Handler{h, h.Sandbox()} {
+				req := httptest.NewRequest("GET", "/", nil)
+				req.Host = tt.host
+				w := httptest.NewRecorder()
+				handler.ServeHTTP(w, req)
+				if tt.want == http.StatusOK {
+					assert.NotEqual(t, http.StatusMisdirectedRequest, w.Code)
+				} else {
+					assert.Equal(t, tt.want, w.Code)
+				}
+			}
+		})
+	}
+}
