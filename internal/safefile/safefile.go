@@ -120,6 +120,24 @@ func Write(dir, name string, data []byte) error {
 // WriteFunc is Write with the new content written by write, which may
 // stream it; when write fails, the file is left as it was.
 func WriteFunc(dir, name string, write func(io.Writer) error) error {
+	return WriteWith(dir, name, &WriteOptions{Mode: 0o600, Private: true}, write)
+}
+
+// WriteOptions are how WriteWith writes.
+type WriteOptions struct {
+	// Mode is the permissions of a new file; an existing file keeps its
+	// own, which Private caps at the user's (0600).
+	Mode    os.FileMode
+	Private bool
+	// BeforeRename, if set, runs once the new content is written, just
+	// before it replaces the file; its error leaves the file as it was
+	// (another writer changed it meanwhile, say).
+	BeforeRename func() error
+}
+
+// WriteWith is WriteFunc with its options; dir is created (0700) when
+// missing.
+func WriteWith(dir, name string, opts *WriteOptions, write func(io.Writer) error) error {
 	path := filepath.Join(dir, name)
 	info, err := os.Lstat(dir)
 	switch {
@@ -133,7 +151,7 @@ func WriteFunc(dir, name string, write func(io.Writer) error) error {
 		return fmt.Errorf("%w: %s is a %s, not a directory (it is not written through)", ErrNotRegular, dir, kindOf(info))
 	}
 	info, err = os.Lstat(path)
-	mode := os.FileMode(0o600)
+	mode := opts.Mode
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -141,7 +159,10 @@ func WriteFunc(dir, name string, write func(io.Writer) error) error {
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("%w: %s is a %s (it is not written through)", ErrNotRegular, path, kindOf(info))
 	default:
-		mode = info.Mode().Perm() & 0o600 // never wider than the user's own
+		mode = info.Mode().Perm()
+		if opts.Private {
+			mode &= 0o600 // never wider than the user's own
+		}
 	}
 	tmp, err := os.CreateTemp(dir, "."+name+".*")
 	if err != nil {
@@ -161,8 +182,17 @@ func WriteFunc(dir, name string, write func(io.Writer) error) error {
 		tmp.Close()
 		return err
 	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
+	}
+	if opts.BeforeRename != nil {
+		if err := opts.BeforeRename(); err != nil {
+			return err
+		}
 	}
 	return os.Rename(tmp.Name(), path)
 }

@@ -29,6 +29,10 @@ type Config struct {
 	// it is trusted; nil for a config the program read itself
 	// (Parse, LoadFile), which it trusts.
 	Workspace *Workspace
+	// Policy is the organisation's (see LoadPolicy) that Load applied: a
+	// server it does not allow has an Err matching ErrPolicy. Nil when
+	// there is none, and for a config the program read itself.
+	Policy *Policy
 
 	layers *layers // Load's scopes, before they were merged
 }
@@ -260,6 +264,18 @@ func Load(dir string) (*Config, error) {
 		l.errors = append(l.errors, c.cfg.Errors...)
 	}
 	cfg := l.resolve(ws.Trusted)
+	policy, err := LoadPolicy()
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{File: managedSettingsFile(), Err: err}
+		}
+		// A policy that cannot be read allows nothing: it must not be
+		// ignored because it is broken.
+		cfg.Errors = append(cfg.Errors, e)
+		policy = &Policy{Allowed: []PolicyEntry{}, Files: []string{e.File}}
+	}
+	policy.apply(cfg)
 	return cfg, cfg.Err()
 }
 

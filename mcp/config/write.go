@@ -1,0 +1,499 @@
+package config
+
+// Writes of server entries, as `claude mcp add/remove` makes them: the
+// same files, keys and shapes, the rest of each file kept byte for byte.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcplug/mcplug/internal/safefile"
+)
+
+// Errors of the writes; each is matched with errors.Is.
+var (
+	// ErrExists: Add of a name the scope has already.
+	ErrExists = errors.New("config: the server exists already")
+	// ErrNotFound: Remove or Get of a name no scope (or not the one named) has.
+	ErrNotFound = errors.New("config: no such server")
+	// ErrManyScopes: Remove of a name, without a scope, that more than one
+	// scope has (the error is a *ScopesError).
+	ErrManyScopes = errors.New("config: the server is in more than one scope")
+	// ErrBadName: a name Claude Code refuses (letters, digits, '-' and '_').
+	ErrBadName = errors.New("config: invalid server name")
+	// ErrLocked: another writer holds ~/.claude.json's lock longer than a
+	// write takes.
+	ErrLocked = errors.New("config: the file is locked by another writer")
+	// ErrChanged: the file kept changing under the write.
+	ErrChanged = errors.New("config: the file changed while it was written")
+	// ErrManaged: Remove of a server the organisation's managed-mcp.json
+	// declares.
+	ErrManaged = errors.New("config: the server is managed by the organisation")
+)
+
+// ScopesError is ErrManyScopes with the scopes that have the name.
+type ScopesError struct {
+	Name   string
+	Scopes []Scope
+}
+
+func (e *ScopesError) Error() string {
+	var names []string
+	for _, s := range e.Scopes {
+		names = append(names, string(s))
+	}
+	return fmt.Sprintf("config: server %q is in more than one scope (%s); name one", e.Name, strings.Join(names, ", "))
+}
+
+func (e *ScopesError) Unwrap() error { return ErrManyScopes }
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// ValidName returns an error matching ErrBadName unless Claude Code takes
+// name as a server's: letters, digits, hyphens and underscores.
+func ValidName(name string) error {
+	if !validName.MatchString(name) {
+		return fmt.Errorf("%w %q: names can only contain letters, numbers, hyphens, and underscores", ErrBadName, name)
+	}
+	return nil
+}
+
+// Entry returns the JSON entry `claude mcp add` writes for sc: for stdio,
+// type, command, args and env (both always); for http and sse, type,
+// url and headers (when there are some).
+func Entry(sc *Server) json.RawMessage {
+	var ms []member
+	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
+	obj := func(m map[string]string) json.RawMessage {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var inner []member
+		for _, k := range keys {
+			inner = append(inner, member{k, str(m[k])})
+		}
+		return objectText(inner)
+	}
+	switch sc.Type {
+	case TypeHTTP, TypeSSE:
+		ms = append(ms, member{"type", str(sc.Type)}, member{"url", str(sc.URL)})
+		if len(sc.Headers) > 0 {
+			ms = append(ms, member{"headers", obj(sc.Headers)})
+		}
+	default:
+		args, _ := json.Marshal(append([]string{}, sc.Args...))
+		ms = append(ms, member{"type", str(TypeStdio)}, member{"command", str(sc.Command)}, member{"args", args}, member{"env", obj(sc.Env)})
+	}
+	return objectText(ms)
+}
+
+// EntryFromJSON returns the entry `claude mcp add-json` writes for the
+// JSON object raw: its members that Claude Code knows, in Claude Code's
+// order, others left out. The object must be a valid entry (see Parse).
+func EntryFromJSON(name string, raw json.RawMessage) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, errors.New("config: not a JSON object; check its quotes, commas and braces")
+	}
+	if sc := parseEntry(name, raw, "the JSON given"); sc.Err != nil {
+		return nil, sc.Err
+	}
+	order := []string{"type", "command", "args", "env", "url", "headers", "headersHelper", "oauth", "timeout", "alwaysLoad"}
+	var ms []member
+	for _, k := range order {
+		if v, ok := obj[k]; ok {
+			ms = append(ms, member{k, compact(v)})
+		}
+	}
+	return objectText(ms), nil
+}
+
+func compact(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
+}
+
+// Change says which file a write changed: File, and for the local scope
+// the project (Root) whose entry of ~/.claude.json it is.
+type Change struct {
+	Scope   Scope
+	File    string
+	Project string
+}
+
+func (c *Change) String() string {
+	if c.Project != "" {
+		return c.File + " [project: " + c.Project + "]"
+	}
+	return c.File
+}
+
+// target is where a scope's servers are written, for the project dir.
+type target struct {
+	dir, name string   // the file
+	path      []string // the servers' object in it
+	project   string   // local scope: the project's key
+	lock      bool     // ~/.claude.json: Claude Code's lock
+	mode      os.FileMode
+	private   bool
+	create    func(depth int) (before, after []member)
+}
+
+func targetOf(dir string, scope Scope) (*target, error) {
+	switch scope {
+	case ScopeProject:
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		// Claude Code writes the .mcp.json of the directory it runs in.
+		return &target{dir: abs, name: ".mcp.json", path: []string{"mcpServers"}, lock: true, mode: 0o644}, nil
+	case ScopeUser, ScopeLocal:
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("config: no home directory: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(home); err == nil {
+			home = real
+		}
+		t := &target{dir: home, name: ".claude.json", path: []string{"mcpServers"}, lock: true, mode: 0o600, private: true}
+		if scope == ScopeLocal {
+			ws, err := findWorkspace(dir)
+			if err != nil {
+				return nil, err
+			}
+			t.project = ws.Root
+			t.path = []string{"projects", ws.Root, "mcpServers"}
+			t.create = func(depth int) (before, after []member) {
+				if depth != 2 {
+					return nil, nil
+				}
+				// A new project entry, with the keys Claude Code gives one.
+				return []member{{"allowedTools", json.RawMessage("[]")}, {"mcpContextUris", json.RawMessage("[]")}},
+					[]member{
+						{"enabledMcpjsonServers", json.RawMessage("[]")}, {"disabledMcpjsonServers", json.RawMessage("[]")},
+						{"hasTrustDialogAccepted", json.RawMessage("false")},
+						{"hasClaudeMdExternalIncludesApproved", json.RawMessage("false")},
+						{"hasClaudeMdExternalIncludesWarningShown", json.RawMessage("false")},
+					}
+			}
+		}
+		return t, nil
+	}
+	return nil, fmt.Errorf("config: invalid scope %q (local, project or user)", scope)
+}
+
+// Bounds of a write: the lock is waited for at most lockWait (Claude
+// Code holds it for a few milliseconds), one older than staleLock is a
+// writer's that died (proper-lockfile's rule, which Claude Code uses),
+// and a file that changes under the write is read again at most
+// maxAttempts times.
+const (
+	staleLock   = 10 * time.Second
+	maxAttempts = 5
+)
+
+var lockWait = 5 * time.Second
+
+var errRetry = errors.New("the file changed")
+
+// file is the target's file.
+func (t *target) file() string { return filepath.Join(t.dir, t.name) }
+
+// edit changes the target's file: decide is given the span of the
+// servers' object (nil when missing) and the document, and returns the
+// edits; the file is written by temporary file and rename, under Claude
+// Code's lock for ~/.claude.json, and read again if it changed meanwhile.
+func (t *target) edit(ctx context.Context, decide func(servers *objectSpan, doc io.ReaderAt) ([]jsonEdit, error)) error {
+	path := t.file()
+	if t.lock {
+		unlock, err := lockFile(ctx, path)
+		if err != nil {
+			return &Error{File: path, Err: err}
+		}
+		defer unlock()
+	}
+	for range maxAttempts {
+		err := t.editOnce(decide)
+		if !errors.Is(err, errRetry) {
+			if err != nil {
+				return &Error{File: path, Err: err}
+			}
+			return nil
+		}
+	}
+	return &Error{File: path, Err: ErrChanged}
+}
+
+func (t *target) editOnce(decide func(servers *objectSpan, doc io.ReaderAt) ([]jsonEdit, error)) error {
+	path := t.file()
+	f, err := safefile.Open(path, maxClaudeJSONSize)
+	if err != nil {
+		return err
+	}
+	var doc io.ReaderAt
+	var size int64
+	var before os.FileInfo
+	if f == nil {
+		doc, size = strings.NewReader("{\n}"), 3
+	} else {
+		defer f.Close()
+		if before, err = f.Stat(); err != nil {
+			return err
+		}
+		doc, size = f, before.Size()
+		if size == 0 { // an empty file is an empty object
+			doc, size = strings.NewReader("{\n}"), 3
+		}
+	}
+	spans, err := locate(io.NewSectionReader(doc, 0, size), [][]string{t.path})
+	if err != nil {
+		return fmt.Errorf("not written: it is not valid JSON: %w", withLine(err, doc))
+	}
+	edits, err := decide(spans[strings.Join(t.path, "\x00")], doc)
+	if err != nil {
+		return err
+	}
+	splices, err := plan(doc, size, spans, edits)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteWith(t.dir, t.name, &safefile.WriteOptions{
+		Mode: t.mode, Private: t.private,
+		BeforeRename: func() error {
+			now, err := os.Lstat(path)
+			switch {
+			case before == nil && errors.Is(err, os.ErrNotExist):
+				return nil
+			case before == nil || err != nil:
+				return errRetry
+			case !os.SameFile(before, now) || before.Size() != now.Size() || !before.ModTime().Equal(now.ModTime()):
+				return errRetry
+			}
+			return nil
+		},
+	}, func(w io.Writer) error {
+		if err := apply(w, doc, size, splices); err != nil {
+			return err
+		}
+		if f == nil || size == 3 && before != nil && before.Size() == 0 {
+			_, err = io.WriteString(w, "\n")
+		}
+		return err
+	})
+}
+
+// lockFile takes the lock Claude Code takes on a file (a directory named
+// after it, ".lock" added; Claude Code takes it for ~/.claude.json, and
+// mcplug for .mcp.json too), waiting for another writer within ctx and
+// lockWait.
+func lockFile(ctx context.Context, path string) (unlock func(), err error) {
+	lock := path + ".lock"
+	deadline := time.Now().Add(lockWait)
+	delay := 5 * time.Millisecond
+	for {
+		err := os.Mkdir(lock, 0o700)
+		if err == nil {
+			return func() { os.Remove(lock) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if info, err := os.Lstat(lock); err == nil && info.IsDir() && time.Since(info.ModTime()) > staleLock {
+			os.Remove(lock) // its writer died
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w (%s is held; if no Claude Code or mcpls runs, remove it)", ErrLocked, lock)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		delay = min(delay*2, 100*time.Millisecond)
+	}
+}
+
+// has reports whether the servers' object has the name.
+func has(servers *objectSpan, name string) bool {
+	return servers != nil && slices.ContainsFunc(servers.members, func(m memberSpan) bool { return m.name == name })
+}
+
+// Add writes the server name, with its JSON entry (Entry or
+// EntryFromJSON), to scope, for the project of dir: ScopeLocal is the
+// project's entry of ~/.claude.json, ScopeProject the .mcp.json of dir,
+// ScopeUser ~/.claude.json's own "mcpServers". A name the scope has
+// already is an error matching ErrExists, and nothing is written. The
+// rest of the file is kept byte for byte; the file is replaced by
+// rename, never written through a link; ~/.claude.json is written under
+// the lock Claude Code takes, and a file that another writer changes
+// meanwhile is read again, so neither write is lost. A file that is not
+// valid JSON is never written (the error says where it is broken).
+func Add(ctx context.Context, dir string, scope Scope, name string, entry json.RawMessage) (*Change, error) {
+	return write(ctx, dir, scope, name, entry, false)
+}
+
+// Replace is Add that replaces the entry the scope has of the name, in
+// its place, if it has one.
+func Replace(ctx context.Context, dir string, scope Scope, name string, entry json.RawMessage) (*Change, error) {
+	return write(ctx, dir, scope, name, entry, true)
+}
+
+func write(ctx context.Context, dir string, scope Scope, name string, entry json.RawMessage, replace bool) (*Change, error) {
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(entry, &obj); err != nil || obj == nil {
+		return nil, errors.New("config: the entry is not a JSON object")
+	}
+	policy, err := LoadPolicy()
+	if err != nil {
+		return nil, err
+	}
+	if policy != nil && policy.Managed != nil {
+		return nil, fmt.Errorf("%w: the organisation's MCP configuration (%s) is active and has exclusive control over MCP servers", ErrPolicy, managedMCPFile())
+	}
+	sc := parseEntry(name, entry, "the entry")
+	if sc.Err != nil {
+		return nil, sc.Err
+	}
+	if ok, why := policy.Allows(sc); !ok {
+		return nil, fmt.Errorf("%w: %q: %s", ErrPolicy, name, why)
+	}
+	t, err := targetOf(dir, scope)
+	if err != nil {
+		return nil, err
+	}
+	err = t.edit(ctx, func(servers *objectSpan, _ io.ReaderAt) ([]jsonEdit, error) {
+		if !replace && has(servers, name) {
+			return nil, fmt.Errorf("%w: %s has a server %q", ErrExists, scopeName(scope), name)
+		}
+		return []jsonEdit{{path: t.path, name: name, value: compact(entry), create: t.create}}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Change{Scope: scope, File: t.file(), Project: t.project}, nil
+}
+
+// Remove removes the server name from scope, or with scope "" from the
+// one scope that has it (local, project, then user, as Claude Code looks);
+// a name no scope has matches ErrNotFound, one more than one has is a
+// *ScopesError (ErrManyScopes), and one the organisation's
+// managed-mcp.json declares matches ErrManaged. The file is written as
+// Add writes it.
+func Remove(ctx context.Context, dir string, scope Scope, name string) (*Change, error) {
+	if managed, err := ManagedServers(); err == nil && managed[name] != nil {
+		return nil, fmt.Errorf("%w: %q is in %s", ErrManaged, name, managedMCPFile())
+	}
+	if scope == "" {
+		in, err := ScopesOf(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		switch len(in) {
+		case 0:
+			return nil, fmt.Errorf("%w named %q", ErrNotFound, name)
+		case 1:
+			scope = in[0]
+		default:
+			return nil, &ScopesError{Name: name, Scopes: in}
+		}
+	}
+	t, err := targetOf(dir, scope)
+	if err != nil {
+		return nil, err
+	}
+	err = t.edit(ctx, func(servers *objectSpan, _ io.ReaderAt) ([]jsonEdit, error) {
+		if !has(servers, name) {
+			return nil, fmt.Errorf("%w named %q in %s", ErrNotFound, name, scopeName(scope))
+		}
+		return []jsonEdit{{path: t.path, name: name}}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Change{Scope: scope, File: t.file(), Project: t.project}, nil
+}
+
+// ScopesOf returns the scopes whose files have the server name, for the
+// project of dir, in the order Claude Code looks: local, project, user.
+func ScopesOf(dir, name string) ([]Scope, error) {
+	var out []Scope
+	for _, scope := range []Scope{ScopeLocal, ScopeProject, ScopeUser} {
+		t, err := targetOf(dir, scope)
+		if err != nil {
+			return nil, err
+		}
+		f, err := safefile.Open(t.file(), maxClaudeJSONSize)
+		if err != nil {
+			return nil, &Error{File: t.file(), Err: err}
+		}
+		if f == nil {
+			continue
+		}
+		info, err := f.Stat()
+		if err != nil || info.Size() == 0 {
+			f.Close()
+			continue
+		}
+		spans, err := locate(io.NewSectionReader(f, 0, info.Size()), [][]string{t.path})
+		if err != nil {
+			err = withLine(err, f)
+			f.Close()
+			return nil, &Error{File: t.file(), Err: fmt.Errorf("it is not valid JSON: %w", err)}
+		}
+		f.Close()
+		if has(spans[strings.Join(t.path, "\x00")], name) {
+			out = append(out, scope)
+		}
+	}
+	return out, nil
+}
+
+// ResetProjectChoices forgets the user's approvals and rejections of the
+// project servers (.mcp.json) of dir's project, as `claude mcp
+// reset-project-choices` does: enabledMcpjsonServers,
+// disabledMcpjsonServers and enableAllProjectMcpServers leave the
+// project's entry of ~/.claude.json.
+func ResetProjectChoices(ctx context.Context, dir string) (*Change, error) {
+	t, err := targetOf(dir, ScopeLocal)
+	if err != nil {
+		return nil, err
+	}
+	entry := t.path[:2]
+	t.path = entry
+	err = t.edit(ctx, func(project *objectSpan, _ io.ReaderAt) ([]jsonEdit, error) {
+		var edits []jsonEdit
+		for _, k := range []string{"enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers"} {
+			edits = append(edits, jsonEdit{path: entry, name: k})
+		}
+		return edits, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Change{Scope: ScopeLocal, File: t.file(), Project: t.project}, nil
+}
