@@ -111,6 +111,13 @@ func searchTools(ctx context.Context, m *mcp.Manager, query string, k int, stdou
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if args[0] == "list" {
+			args = args[1:]
+		} else if cmd, ok := commands[args[0]]; ok {
+			return cmd(context.Background(), args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("mcpls", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("C", ".", "project `directory` whose config is read")

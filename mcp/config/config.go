@@ -509,6 +509,16 @@ func parseConfig(b []byte, source string, settings bool) *Config {
 var entryKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "headersHelper", "disabled", "oauth", "alwaysLoad"}
 
 func parseEntry(name string, raw json.RawMessage, source string) *Server {
+	return parseEntryLookup(name, raw, source, os.LookupEnv)
+}
+
+// keepVars is a lookup that leaves every ${VAR} as it is written: an
+// entry is checked, before it is written, for what it is, not for the
+// writer's environment.
+func keepVars(name string) (string, bool) { return "${" + name + "}", true }
+
+// parseEntryLookup is parseEntry with ${VAR} looked up by lookup.
+func parseEntryLookup(name string, raw json.RawMessage, source string, lookup func(string) (string, bool)) *Server {
 	sc := &Server{Name: name, Source: source}
 	fail := func(format string, args ...any) *Server {
 		sc.Err = &Error{File: source, Server: name, Err: fmt.Errorf(format, args...)}
@@ -561,7 +571,7 @@ func parseEntry(name string, raw json.RawMessage, source string) *Server {
 	default:
 		return fail("unknown type %q (want stdio, http or sse)", sc.Type)
 	}
-	if err := sc.expand(os.LookupEnv); err != nil {
+	if err := sc.expand(lookup); err != nil {
 		return fail("%v", err)
 	}
 	switch sc.Type {

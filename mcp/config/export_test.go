@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/headershelper"
+	"github.com/mcplug/mcplug/internal/managedpath"
 )
 
 // SetHeadersHelperTimeout changes the bound of a headersHelper command,
@@ -19,9 +20,9 @@ func SetHeadersHelperTimeout(d time.Duration) func() {
 // SetManagedDir points the reading of the organisation's policy at dir
 // until the test ends.
 func SetManagedDir(t interface{ Cleanup(func()) }, dir string) {
-	old := managedDir
-	managedDir = dir
-	t.Cleanup(func() { managedDir = old })
+	old := managedpath.Dir
+	managedpath.Dir = dir
+	t.Cleanup(func() { managedpath.Dir = old })
 }
 
 // SetLockWait bounds the wait for a lock until the test ends.

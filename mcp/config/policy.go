@@ -1,7 +1,9 @@
 package config
 
 // The organisation's policy, as Claude Code reads it: managed settings
-// (allowedMcpServers, deniedMcpServers) and managed-mcp.json.
+// (allowedMcpServers, deniedMcpServers) and managed-mcp.json, in
+// /etc/claude-code on Linux and /Library/Application Support/ClaudeCode
+// on macOS.
 
 import (
 	"encoding/json"
@@ -9,10 +11,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/mcplug/mcplug/internal/managedpath"
 	"github.com/mcplug/mcplug/internal/safefile"
 )
 
@@ -24,18 +26,8 @@ const ScopeManaged Scope = "managed"
 // not allow (a Server's Err, or Add's).
 var ErrPolicy = errors.New("config: not allowed by the organisation's policy")
 
-// managedDir is where Claude Code reads managed settings and
-// managed-mcp.json: /etc/claude-code on Linux, /Library/Application
-// Support/ClaudeCode on macOS.
-var managedDir = func() string {
-	if runtime.GOOS == "darwin" {
-		return "/Library/Application Support/ClaudeCode"
-	}
-	return "/etc/claude-code"
-}()
-
-func managedMCPFile() string      { return filepath.Join(managedDir, "managed-mcp.json") }
-func managedSettingsFile() string { return filepath.Join(managedDir, "managed-settings.json") }
+func managedMCPFile() string      { return filepath.Join(managedpath.Dir, "managed-mcp.json") }
+func managedSettingsFile() string { return filepath.Join(managedpath.Dir, "managed-settings.json") }
 
 // PolicyEntry is one entry of allowedMcpServers or deniedMcpServers:
 // exactly one of a server's name, its command line (command and

@@ -107,7 +107,7 @@ func EntryFromJSON(name string, raw json.RawMessage) (json.RawMessage, error) {
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return nil, errors.New("config: not a JSON object; check its quotes, commas and braces")
 	}
-	if sc := parseEntry(name, raw, "the JSON given"); sc.Err != nil {
+	if sc := parseEntryLookup(name, raw, "the JSON given", keepVars); sc.Err != nil {
 		return nil, sc.Err
 	}
 	order := []string{"type", "command", "args", "env", "url", "headers", "headersHelper", "oauth", "timeout", "alwaysLoad"}
@@ -375,7 +375,7 @@ func write(ctx context.Context, dir string, scope Scope, name string, entry json
 	if policy != nil && policy.Managed != nil {
 		return nil, fmt.Errorf("%w: the organisation's MCP configuration (%s) is active and has exclusive control over MCP servers", ErrPolicy, managedMCPFile())
 	}
-	sc := parseEntry(name, entry, "the entry")
+	sc := parseEntryLookup(name, entry, "the entry", keepVars)
 	if sc.Err != nil {
 		return nil, sc.Err
 	}
