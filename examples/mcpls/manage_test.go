@@ -211,7 +211,10 @@ func TestInstallFromARegistry(t *testing.T) {
 		assert.Contains(t, out, "Set BRAVE_API_KEY in your environment")
 	})
 	t.Run("refused", func(t *testing.T) {
-		for _, c := range []struct{ args []string; why string }{
+		for _, c := range []struct {
+			args []string
+			why  string
+		}{
 			{[]string{"install", "io.github.example/widget-mcp"}, `of type "cargo"`},
 			{[]string{"install", "io.github.example/nothing"}, "no such server"},
 			{[]string{"install", "io.github.example/weather-mcp@9"}, "no such server"},

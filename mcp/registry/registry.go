@@ -158,9 +158,9 @@ type Input struct {
 // Plan is what installing a server writes: an entry whose inputs are yet
 // to be given.
 type Plan struct {
-	Name    string // the config name: the last part of the server's name
+	Name    string         // the config name: the last part of the server's name
 	JSON    *v0.ServerJSON // what the registry published
-	Source  string // what runs: "npm @scope/pkg@1.0.2", "remote https://…"
+	Source  string         // what runs: "npm @scope/pkg@1.0.2", "remote https://…"
 	Inputs  []*Input
 	entry   func() (*config.Server, error)
 	secrets map[string]bool // env or header names whose values are secrets
