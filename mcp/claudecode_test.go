@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,43 +22,15 @@ import (
 	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcplug/mcplug/internal/claudecode"
 )
 
 // claudeCodeVersion is the Claude Code release the config semantics are
 // checked against.
-const claudeCodeVersion = "2.1.332"
+const claudeCodeVersion = claudecode.Version
 
-// claudeBinary returns Claude Code's executable, as $MCPLUG_CLAUDE_CODE
-// names it, or installs it from npm into the user's cache when that is
-// "1". Without the variable, the test is skipped.
-func claudeBinary(t *testing.T) string {
-	t.Helper()
-	v := os.Getenv("MCPLUG_CLAUDE_CODE")
-	switch v {
-	case "":
-		t.Skip("set MCPLUG_CLAUDE_CODE=1 to install Claude Code " + claudeCodeVersion + " from npm, or to its claude executable")
-	case "1":
-	default:
-		return v
-	}
-	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
-	if arch == "" || (runtime.GOOS != "linux" && runtime.GOOS != "darwin") {
-		t.Skipf("no Claude Code build for %s/%s", runtime.GOOS, runtime.GOARCH)
-	}
-	cache, err := os.UserCacheDir()
-	require.NoError(t, err)
-	prefix := filepath.Join(cache, "mcplug-claude-code-"+claudeCodeVersion)
-	// The package's own executable, from its platform package (its
-	// postinstall would only link it into place).
-	bin := filepath.Join(prefix, "node_modules", "@anthropic-ai", "claude-code-"+runtime.GOOS+"-"+arch, "claude")
-	if _, err := os.Stat(bin); err != nil {
-		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts",
-			"--prefix", prefix, "@anthropic-ai/claude-code@"+claudeCodeVersion)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "npm install: %s", out)
-	}
-	return bin
-}
+func claudeBinary(t *testing.T) string { return claudecode.Binary(t) }
 
 // A ccCase is one config set-up, seen by Claude Code and by mcplug.
 type ccCase struct {

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcplug/mcplug/internal/claudecode"
+	"github.com/mcplug/mcplug/mcp/config"
+)
+
+// A writeCase is a set-up and the commands run on it, once by Claude Code
+// (claude mcp …) and once by mcpls, each in a sandbox of its own.
+type writeCase struct {
+	name  string
+	files map[string]string // "home/…", "root/…"; ROOT is the project folder
+	from  string            // the folder the commands run in, under root ("" for root)
+	cmds  [][]string
+}
+
+var writeCases = []writeCase{
+	{name: "local stdio", cmds: [][]string{{"add", "a", "--", "node", "s.js", "--x"}}},
+	{name: "project stdio with env, .mcp.json new", cmds: [][]string{{"add", "-s", "project", "b", "-e", "K=v", "-e", "L=w", "--", "npx", "-y", "pkg"}}},
+	{name: "user http with headers", cmds: [][]string{{"add", "-s", "user", "-t", "http", "c", "https://e.example/mcp", "-H", "Authorization: Bearer t", "-H", "X-A: b"}}},
+	{name: "local sse", cmds: [][]string{{"add", "-t", "sse", "d", "https://e.example/sse"}}},
+	{name: "project http", cmds: [][]string{{"add", "-t", "http", "-s", "project", "hh", "https://x.example/m"}}},
+	{name: "add-json stdio drops unknown keys", cmds: [][]string{{"add-json", "-s", "project", "e", `{"command":"x","args":["1"],"cwd":"/w","alwaysLoad":true,"timeout":5,"disabled":true,"foo":1,"env":{"A":"1"}}`}}},
+	{name: "add-json http with oauth", cmds: [][]string{{"add-json", "-s", "user", "k", `{"type":"http","url":"https://k.example","headersHelper":"h","oauth":{"clientId":"c","callbackPort":3000},"headers":{"A":"b"},"bar":2,"timeout":3}`}}},
+	{name: "add-json that is not JSON", cmds: [][]string{{"add-json", "g", "nope"}}},
+	{name: "a name taken", cmds: [][]string{{"add", "a", "--", "one"}, {"add", "a", "--", "two"}}},
+	{name: "a name Claude Code refuses", cmds: [][]string{{"add", "bad name", "x"}, {"add", "dots.too", "x"}}},
+	{name: "remove from local", cmds: [][]string{{"add", "a", "--", "x"}, {"add", "b", "--", "y"}, {"remove", "a"}}},
+	{name: "remove the last of .mcp.json", cmds: [][]string{{"add", "-s", "project", "p", "--", "x"}, {"remove", "p"}}},
+	{name: "a name in two scopes", cmds: [][]string{{"add", "-s", "user", "dup", "--", "u"}, {"add", "dup", "--", "l"}, {"remove", "dup"}, {"remove", "dup", "-s", "user"}}},
+	{name: "remove from the scope named, not another", cmds: [][]string{{"add", "-s", "user", "f", "--", "u"}, {"remove", "f", "-s", "local"}}},
+	{name: "remove what is not there", cmds: [][]string{{"remove", "nope"}}},
+	{name: ".mcp.json with unknown keys and its own layout", files: map[string]string{
+		"root/.mcp.json": "{\"zeta\": 1.50, \"mcpServers\": {\"old\": {\"command\": \"o\", \"weird\": true}},\n\n \"alpha\": [1,2]}",
+	}, cmds: [][]string{{"add", "-s", "project", "n", "--", "x"}, {"remove", "-s", "project", "old"}}},
+	{name: "~/.claude.json with other keys and projects", files: map[string]string{
+		"home/.claude.json": `{"numStartups": 3, "myOwnKey": {"a": [1, 2.50]}, "projects": {"/elsewhere": {"allowedTools": ["Bash"], "mcpServers": {"x": {"command": "x"}}}, "ROOT": {"allowedTools": ["Read"], "exampleFiles": ["a.go"], "hasTrustDialogAccepted": true}}, "mcpServers": {"u": {"command": "u"}}}`,
+	}, cmds: [][]string{{"add", "l", "--", "x"}, {"add", "-s", "user", "v", "--", "y"}, {"remove", "-s", "user", "u"}}},
+	{name: "from a subfolder", files: map[string]string{"root/sub/keep": ""}, from: "sub", cmds: [][]string{{"add", "-s", "project", "sp", "--", "x"}, {"add", "sl", "--", "x"}}},
+	{name: "arguments with spaces and other scripts", cmds: [][]string{{"add", "a", "--", "my server", "--name", "Zoë 🙂", "-v"}}},
+	{name: "reset project choices", files: map[string]string{
+		"home/.claude.json": `{"projects": {"ROOT": {"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"], "enableAllProjectMcpServers": true, "keep": 1}}}`,
+	}, cmds: [][]string{{"reset-project-choices"}}},
+	{name: "a malformed .mcp.json is not written", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"a": {"command": "x"},}}`},
+		cmds: [][]string{{"add", "-s", "project", "n", "--", "x"}}},
+}
+
+// sandbox is one tool's home and project.
+type sandbox struct{ home, root string }
+
+func newSandbox(t *testing.T, c writeCase) *sandbox {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	s := &sandbox{home: filepath.Join(base, "home"), root: filepath.Join(base, "proj")}
+	require.NoError(t, os.MkdirAll(s.home, 0o755))
+	require.NoError(t, os.MkdirAll(s.root, 0o755))
+	out, err := exec.Command("git", "init", "-q", s.root).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for name, content := range c.files {
+		dir, rest, _ := strings.Cut(name, "/")
+		path := filepath.Join(map[string]string{"home": s.home, "root": s.root}[dir], rest)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(content, "ROOT", s.root)), 0o644))
+	}
+	return s
+}
+
+func (s *sandbox) dir(c writeCase) string { return filepath.Join(s.root, c.from) }
+
+// claude runs Claude Code's claude mcp args in the sandbox.
+func (s *sandbox) claude(t *testing.T, bin string, c writeCase, args []string) int {
+	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
+	cmd.Dir = s.dir(c)
+	cmd.Env = append(os.Environ(), "HOME="+s.home, "CLAUDE_CONFIG_DIR=", "DISABLE_AUTOUPDATER=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	require.NoError(t, err, "claude %v: %s", args, out.String())
+	return 0
+}
+
+// mcpls runs mcpls args in the sandbox.
+func (s *sandbox) mcpls(t *testing.T, c writeCase, args []string) int {
+	t.Setenv("HOME", s.home)
+	var out bytes.Buffer
+	return run(append([]string{args[0], "-C", s.dir(c)}, args[1:]...), &out, &out)
+}
+
+// servers returns what a config file says of MCP servers, as JSON text
+// with its members in order: .mcp.json whole, and of ~/.claude.json the
+// user's servers, and every project's entry (its other keys are Claude
+// Code's own bookkeeping, which it adds on first start).
+func (s *sandbox) servers(t *testing.T, c writeCase) map[string]string {
+	out := map[string]string{}
+	read := func(path string) []byte {
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		require.NoError(t, err)
+		return b
+	}
+	for _, p := range []string{filepath.Join(s.root, ".mcp.json"), filepath.Join(s.dir(c), ".mcp.json")} {
+		if b := read(p); b != nil {
+			out[strings.TrimPrefix(p, s.root)] = canonical(t, b)
+		}
+	}
+	if b := read(filepath.Join(s.home, ".claude.json")); b != nil {
+		var top map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &top))
+		// Claude Code moves some keys of its own elsewhere when it starts
+		// (a project's "history", "theme"); mcplug keeps every key it
+		// does not write. The keys here are left alone by both.
+		for _, k := range []string{"mcpServers", "projects", "numStartups", "myOwnKey"} {
+			if v, ok := top[k]; ok {
+				out["~/.claude.json "+k] = strings.ReplaceAll(canonical(t, v), s.root, "ROOT")
+			}
+		}
+	}
+	return out
+}
+
+// canonical is JSON text in one layout, members in their order, numbers
+// as JavaScript writes them (1.50 is 1.5).
+func canonical(t *testing.T, b []byte) string {
+	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true))
+	var out bytes.Buffer
+	enc := jsontext.NewEncoder(&out, jsontext.AllowDuplicateNames(true))
+	for {
+		tok, err := dec.ReadToken()
+		if errors.Is(err, io.EOF) {
+			return out.String()
+		}
+		if err != nil {
+			return "not JSON: " + string(b)
+		}
+		if tok.Kind() == '0' {
+			f, err := tok.Float()
+			require.NoError(t, err)
+			tok = jsontext.Float(f)
+		}
+		require.NoError(t, enc.WriteToken(tok))
+	}
+}
+
+// TestWritesAgreeWithClaudeCode runs each case's commands with Claude
+// Code and with mcpls, and compares the files they leave (as JSON, with
+// their members in order) and the exit statuses; then each reads the
+// other's files.
+func TestWritesAgreeWithClaudeCode(t *testing.T) {
+	bin := claudecode.Binary(t)
+	require.GreaterOrEqual(t, len(writeCases), 20)
+	agree := 0
+	for _, c := range writeCases {
+		t.Run(c.name, func(t *testing.T) {
+			cc, ours := newSandbox(t, c), newSandbox(t, c)
+			for _, args := range c.cmds {
+				want := cc.claude(t, bin, c, args)
+				got := ours.mcpls(t, c, args)
+				assert.Equal(t, want == 0, got == 0, "claude mcp %v exits %d, mcpls %d", args, want, got)
+			}
+			assert.Equal(t, cc.servers(t, c), ours.servers(t, c))
+			if c.files["root/.mcp.json"] != "" && !json.Valid([]byte(c.files["root/.mcp.json"])) {
+				b, _ := os.ReadFile(filepath.Join(ours.root, ".mcp.json"))
+				assert.Equal(t, c.files["root/.mcp.json"], string(b), "a malformed file is left as it was")
+			}
+			// Each reads the other's files the same way.
+			for _, pair := range [][2]*sandbox{{cc, ours}, {ours, cc}} {
+				t.Setenv("HOME", pair[0].home)
+				a, _ := config.Load(pair[0].dir(c))
+				t.Setenv("HOME", pair[1].home)
+				b, _ := config.Load(pair[1].dir(c))
+				assert.Equal(t, summary(a, pair[0].root), summary(b, pair[1].root))
+			}
+			names := func(s *sandbox) []string {
+				cmd := exec.Command(bin, "mcp", "list")
+				cmd.Dir = s.dir(c)
+				cmd.Env = append(os.Environ(), "HOME="+s.home)
+				out, _ := cmd.CombinedOutput()
+				var n []string
+				for _, line := range strings.Split(string(out), "\n") {
+					if name, _, ok := strings.Cut(line, ": "); ok && !strings.Contains(name, " ") {
+						n = append(n, name)
+					}
+				}
+				slices.Sort(n)
+				return n
+			}
+			assert.Equal(t, names(cc), names(ours), "claude mcp list reads mcpls's files as its own")
+			if !t.Failed() {
+				agree++
+			}
+		})
+	}
+	fmt.Printf("claude-code writes: %d of %d cases agree\n", agree, len(writeCases))
+}
+
+// summary is what Load made of a config: each server's scope and what it
+// runs.
+func summary(c *config.Config, root string) map[string]string {
+	out := map[string]string{}
+	for name, sc := range c.Servers {
+		out[name] = strings.ReplaceAll(fmt.Sprintf("%s %s %s %q %v %s %v", sc.Scope, sc.Type, sc.Command, sc.Args, sc.Env, sc.URL, sc.Headers), root, "ROOT")
+	}
+	return out
+}
+
+// Claude Code and mcpls writing ~/.claude.json at the same moment lose
+// neither's change: both take the same lock.
+func TestConcurrentWritesWithClaudeCodeLoseNothing(t *testing.T) {
+	bin := claudecode.Binary(t)
+	c := writeCase{name: "concurrent"}
+	s := newSandbox(t, c)
+	t.Setenv("HOME", s.home)
+	var wg sync.WaitGroup
+	const n = 6
+	for i := range n {
+		wg.Go(func() {
+			cmd := exec.Command(bin, "mcp", "add", "-s", "user", fmt.Sprintf("cc%d", i), "--", "x")
+			cmd.Dir = s.root
+			cmd.Env = append(os.Environ(), "HOME="+s.home)
+			out, err := cmd.CombinedOutput()
+			assert.NoError(t, err, "%s", out)
+		})
+		wg.Go(func() {
+			_, err := config.Add(t.Context(), s.root, config.ScopeUser, fmt.Sprintf("go%d", i), json.RawMessage(`{"type":"stdio","command":"x","args":[],"env":{}}`))
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	cfg, _ := config.Load(s.root)
+	for i := range n {
+		assert.Contains(t, cfg.Servers, fmt.Sprintf("cc%d", i))
+		assert.Contains(t, cfg.Servers, fmt.Sprintf("go%d", i))
+	}
+}
