@@ -29,6 +29,17 @@
 //	go run ./examples/mcpls -search "open a pull request" -n 3   # what a model's tool search finds
 //	mcpls -search - < queries.txt           # one line of tools per query
 //
+// It also writes the config as `claude mcp` does, with its flags and
+// messages (local scope by default; see docs/manager.md):
+//
+//	mcpls add [-s local|project|user] [-t stdio|sse|http] [-e K=v] [-H 'N: v'] NAME CMD_OR_URL [ARGS...]
+//	mcpls add-json [-s SCOPE] NAME JSON
+//	mcpls remove [-s SCOPE] NAME
+//	mcpls get NAME
+//	mcpls list
+//	mcpls reset-project-choices
+//	mcpls install [-s SCOPE] [-registry URL] [-name NAME] [-y] io.github.example/weather-mcp[@VERSION]
+//
 // Everything a server or a config file supplies is printed with terminal
 // control characters replaced, so that neither can rewrite the screen.
 //
