@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcplug/mcplug/internal/managedpath"
 	"github.com/mcplug/mcplug/internal/testproc"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -144,8 +145,12 @@ func runners(t *testing.T) (record string) {
 	return record
 }
 
+// fakeRegistry serves the registry repository's server.json examples;
+// the remote's URL is a local MCP server's instead.
 func fakeRegistry(t *testing.T) string {
 	t.Helper()
+	remote := httptest.NewServer(&mcptest.Server{Name: "remote"})
+	t.Cleanup(remote.Close)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest, _ := strings.CutPrefix(r.URL.EscapedPath(), "/v0.1/servers/")
 		name, version, _ := strings.Cut(rest, "/versions/")
@@ -156,6 +161,7 @@ func fakeRegistry(t *testing.T) string {
 			var doc struct{ Name, Version string }
 			require.NoError(t, json.Unmarshal(b, &doc))
 			if doc.Name == name && (version == "latest" || version == doc.Version) {
+				b = bytes.ReplaceAll(b, []byte("https://mcp-fs.anonymous.modelcontextprotocol.io/http"), []byte(remote.URL))
 				w.Write([]byte(`{"server":` + string(b) + `,"_meta":{}}`))
 				return
 			}
@@ -196,10 +202,9 @@ func TestInstallFromARegistry(t *testing.T) {
 	t.Run("a remote", func(t *testing.T) {
 		code, out, errs := w.mcpls(t, "", "install", "-y", "io.modelcontextprotocol.anonymous/mcp-fs")
 		require.Equal(t, 0, code, errs)
-		assert.Contains(t, out, "http: https://mcp-fs.anonymous.modelcontextprotocol.io/http")
-		in, err := os.ReadFile(filepath.Join(w.home, ".claude.json"))
-		require.NoError(t, err)
-		assert.Contains(t, string(in), `"url": "https://mcp-fs.anonymous.modelcontextprotocol.io/http"`)
+		assert.Contains(t, out, "http: http://127.0.0.1:")
+		_, out, errs = w.mcpls(t, "")
+		assert.Regexp(t, `mcp-fs\s+connected\s+http`, out, errs)
 	})
 	t.Run("a secret is not written to .mcp.json", func(t *testing.T) {
 		code, out, errs := w.mcpls(t, "br4ve-s3cret\ny\n", "install", "-s", "project", "-name", "brave2", "io.modelcontextprotocol.anonymous/brave-search")

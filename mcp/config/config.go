@@ -264,19 +264,24 @@ func Load(dir string) (*Config, error) {
 		l.errors = append(l.errors, c.cfg.Errors...)
 	}
 	cfg := l.resolve(ws.Trusted)
+	applyPolicy(cfg)
+	return cfg, cfg.Err()
+}
+
+// applyPolicy applies the organisation's policy to cfg; a policy that
+// cannot be read allows nothing: it must not be ignored because it is
+// broken.
+func applyPolicy(cfg *Config) {
 	policy, err := LoadPolicy()
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
 			e = &Error{File: managedSettingsFile(), Err: err}
 		}
-		// A policy that cannot be read allows nothing: it must not be
-		// ignored because it is broken.
 		cfg.Errors = append(cfg.Errors, e)
 		policy = &Policy{Allowed: []PolicyEntry{}, Files: []string{e.File}}
 	}
 	policy.apply(cfg)
-	return cfg, cfg.Err()
 }
 
 // read reads a config or settings file of Load; when mustOwn (a parent
@@ -426,7 +431,8 @@ func (c *Config) Trusted() *Config {
 // "bin/server") is taken from the file's folder; a bare name ("npx") is
 // looked up in PATH, and servers run in the program's working directory
 // unless their cwd says otherwise. The file must be a regular file of at
-// most 64 MiB (ErrNotRegularFile, ErrFileTooLarge).
+// most 64 MiB (ErrNotRegularFile, ErrFileTooLarge). The organisation's policy
+// applies as in Load (see LoadPolicy).
 func LoadFile(path string) (*Config, error) {
 	b, err := safefile.Read(path, maxUserFileSize)
 	if err == nil && b == nil {
@@ -449,6 +455,7 @@ func LoadFile(path string) (*Config, error) {
 			sc.Command = filepath.Join(dir, sc.Command)
 		}
 	}
+	applyPolicy(cfg) // the organisation's policy covers every server that runs on the machine, as Claude Code's covers --mcp-config
 	return cfg, cfg.Err()
 }
 
