@@ -192,7 +192,7 @@ func TestInstallFromARegistry(t *testing.T) {
 			assert.Contains(t, out, "Added stdio MCP server "+tt.name)
 			assert.NotContains(t, out+errs, "s3cret", "a secret is never shown")
 			os.Remove(record)
-			code, out, errs = w.mcpls(t, "")
+			_, out, errs = w.mcpls(t, "")
 			assert.Regexp(t, tt.name+`\s+connected`, out, errs)
 			ran, err := os.ReadFile(record)
 			require.NoError(t, err)
