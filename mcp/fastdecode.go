@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
@@ -93,11 +95,33 @@ func decodeContent(obj []byte, c *Content, d *ndjson.DeferredStrings) bool {
 	})
 }
 
+// The keys the types know, from their JSON tags: a field added to a type
+// and not to the switches above is decoded by encoding/json, never
+// dropped.
 var (
-	resultKeys  = []string{"content", "structuredContent", "_meta", "isError"}
-	contentKeys = []string{"type", "text", "data", "mimeType", "uri", "name", "title", "description",
-		"annotations", "_meta", "size", "icons", "resource", "id", "input", "toolUseId", "content", "structuredContent", "isError"}
+	resultKeys  = jsonKeys(reflect.TypeFor[CallToolResult]())
+	contentKeys = jsonKeys(reflect.TypeFor[Content]())
 )
+
+// jsonKeys returns the member names encoding/json gives the fields of the
+// struct type t.
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		keys = append(keys, name)
+	}
+	return keys
+}
 
 // foldsTo reports whether key matches one of keys but for case.
 func foldsTo(key []byte, keys []string) bool {

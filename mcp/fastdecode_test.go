@@ -3,6 +3,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,4 +111,58 @@ func TestDecodeAllocations(t *testing.T) {
 			assert.Equal(t, tc.allocs, allocs)
 		})
 	}
+}
+
+// Every field of Content and CallToolResult comes through the fast path
+// as encoding/json decodes it: a field added to a type and not to the
+// fast path's switches is decoded by encoding/json, not dropped. A field
+// of a kind this test has no sample for fails it, so that a new field gets
+// one.
+func TestTheFastPathKnowsEveryField(t *testing.T) {
+	sample := func(f reflect.StructField) string {
+		switch f.Type {
+		case reflect.TypeFor[string]():
+			return `"a\nb\u00e9"`
+		case reflect.TypeFor[bool]():
+			return `true`
+		case reflect.TypeFor[*int64]():
+			return `7`
+		case reflect.TypeFor[json.RawMessage]():
+			return `{"k":[1,"v"]}`
+		case reflect.TypeFor[[]Icon]():
+			return `[{"src":"https://i.example/a.png"}]`
+		case reflect.TypeFor[*ResourceContents]():
+			return `{"uri":"file:///a","text":"t"}`
+		case reflect.TypeFor[[]Content]():
+			return `[{"type":"text","text":"inner"}]`
+		}
+		t.Fatalf("no sample for field %s of type %s: add one", f.Name, f.Type)
+		return ""
+	}
+	check := func(t *testing.T, raw string) {
+		var want CallToolResult
+		require.NoError(t, json.Unmarshal([]byte(raw), &want))
+		got, err := decodeCallToolResult([]byte(raw))
+		require.NoError(t, err)
+		assert.Equal(t, &want, got)
+	}
+	for f := range reflect.TypeFor[Content]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		t.Run("Content."+f.Name, func(t *testing.T) {
+			check(t, `{"content":[{"type":"text",`+strconv.Quote(name)+`:`+sample(f)+`}]}`)
+		})
+	}
+	for f := range reflect.TypeFor[CallToolResult]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "content" {
+			continue
+		}
+		t.Run("CallToolResult."+f.Name, func(t *testing.T) {
+			check(t, `{"content":[],`+strconv.Quote(name)+`:`+sample(f)+`}`)
+		})
+	}
+	t.Run("the keys come from the tags", func(t *testing.T) {
+		assert.Contains(t, contentKeys, "toolUseId")
+		assert.Equal(t, []string{"content", "structuredContent", "isError", "_meta"}, resultKeys)
+	})
 }
