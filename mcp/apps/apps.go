@@ -30,6 +30,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -189,8 +190,13 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // allowedHost reports whether a request's Host header names this Host.
 func (h *Host) allowedHost(hostport string) bool {
 	name := hostport
-	if host, _, err := net.SplitHostPort(hostport); err == nil {
+	if host, port, err := net.SplitHostPort(hostport); err == nil {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return false // a Host header that is not host:port names nothing of ours
+		}
 		name = host
+	} else if strings.ContainsAny(hostport, " ;,'\"") {
+		return false
 	}
 	if h.opts.Hosts == nil {
 		switch strings.Trim(name, "[]") {

@@ -381,6 +381,8 @@ func TestThePageAnswersOnlyToItsOwnNames(t *testing.T) {
 		{"a stranger's name", nil, "evil.example:8080", http.StatusMisdirectedRequest},
 		{"a name given", []string{"apps.internal"}, "apps.internal:443", http.StatusOK},
 		{"loopback when names are given", []string{"apps.internal"}, "127.0.0.1:8080", http.StatusMisdirectedRequest},
+		{"a port that would add to a header", nil, "127.0.0.1:80; script-src *", http.StatusMisdirectedRequest},
+		{"a name that would", nil, "localhost; script-src *", http.StatusMisdirectedRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

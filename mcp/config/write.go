@@ -318,7 +318,11 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 			return nil, err
 		}
 		if info, err := os.Lstat(lock); err == nil && info.IsDir() && time.Since(info.ModTime()) > staleLock {
-			os.Remove(lock) // its writer died
+			// Its writer died. A lock that cannot be removed (a folder with
+			// something in it, which no writer leaves) is not waited for.
+			if err := os.Remove(lock); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("%w (%s is stale and cannot be removed: %v)", ErrLocked, lock, err)
+			}
 			continue
 		}
 		if time.Now().After(deadline) {

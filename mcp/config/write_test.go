@@ -217,6 +217,18 @@ func TestTheLockOfAnotherWriter(t *testing.T) {
 		_, err = config.Add(ctx, project, config.ScopeUser, "a", json.RawMessage(`{"command":"x"}`))
 		assert.True(t, errors.Is(err, context.Canceled), "%v", err)
 	})
+	t.Run("stale but not empty (no writer leaves one), is an error, not a wait", func(t *testing.T) {
+		require.NoError(t, os.MkdirAll(filepath.Join(lock, "inside"), 0o755))
+		defer os.RemoveAll(lock)
+		old := time.Now().Add(-time.Minute)
+		require.NoError(t, os.Chtimes(lock, old, old))
+		config.SetLockWait(t, time.Hour)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := config.Add(ctx, project, config.ScopeUser, "a", json.RawMessage(`{"command":"x"}`))
+		assert.ErrorIs(t, err, config.ErrLocked)
+		assert.ErrorContains(t, err, "cannot be removed")
+	})
 	t.Run("left by a writer that died, is taken", func(t *testing.T) {
 		require.NoError(t, os.Mkdir(lock, 0o755))
 		old := time.Now().Add(-time.Minute)
