@@ -248,12 +248,16 @@ func plan(doc io.ReaderAt, size int64, spans map[string]*objectSpan, edits []jso
 type layout struct {
 	unit  string
 	lines bool
+	nl    string // "\n", or "\r\n" in a file written so
 }
 
 func detectLayout(doc io.ReaderAt, root *objectSpan) layout {
-	l := layout{unit: "  ", lines: true}
+	l := layout{unit: "  ", lines: true, nl: "\n"}
 	if root == nil {
 		return l
+	}
+	if bytes.Contains(readSpan(doc, root.open, min(root.close+1, root.open+4096)), []byte("\r\n")) {
+		l.nl = "\r\n"
 	}
 	if len(root.members) == 0 {
 		sep := readSpan(doc, root.open+1, root.close)
@@ -303,7 +307,16 @@ func planObject(doc io.ReaderAt, span *objectSpan, edits []jsonEdit, l layout) (
 	indent := lineIndent(doc, span.open)
 	child := indent + l.unit
 	if len(span.members) > 0 {
-		child = lineIndent(doc, span.members[0].nameStart)
+		// The object's own layout: its members on lines of their own or
+		// not, and its indentation.
+		sep := readSpan(doc, span.open+1, span.members[0].nameStart)
+		l.lines = bytes.ContainsRune(sep, '\n')
+		if l.lines {
+			child = lineIndent(doc, span.members[0].nameStart)
+			if u, ok := strings.CutPrefix(child, indent); ok && u != "" {
+				l.unit = u
+			}
+		}
 	}
 	// What happens to each member: removed (every one of a name removed,
 	// and every one but the last of a name set), or its value replaced.
@@ -336,6 +349,9 @@ func planObject(doc io.ReaderAt, span *objectSpan, edits []jsonEdit, l layout) (
 		var b bytes.Buffer
 		if err := json.Indent(&b, v, prefix, l.unit); err != nil {
 			return v
+		}
+		if l.nl != "\n" {
+			return bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte(l.nl))
 		}
 		return b.Bytes()
 	}
@@ -376,12 +392,12 @@ func planObject(doc io.ReaderAt, span *objectSpan, edits []jsonEdit, l layout) (
 				b = append(b, ',')
 			}
 			if l.lines {
-				b = append(append(b, '\n'), child...)
+				b = append(append(b, l.nl...), child...)
 			}
 			b = append(b, memberText(m)...)
 		}
 		if len(added) > 0 && l.lines {
-			b = append(append(b, '\n'), indent...)
+			b = append(append(b, l.nl...), indent...)
 		}
 		return append(out, splice{from: span.open + 1, to: span.close, text: b}), nil
 	}
@@ -390,7 +406,7 @@ func planObject(doc io.ReaderAt, span *objectSpan, edits []jsonEdit, l layout) (
 		for _, m := range added {
 			b = append(b, ',')
 			if l.lines {
-				b = append(append(b, '\n'), child...)
+				b = append(append(b, l.nl...), child...)
 			}
 			b = append(b, memberText(m)...)
 		}

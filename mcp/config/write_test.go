@@ -41,6 +41,9 @@ func TestEditsChangeOnlyWhatTheyChange(t *testing.T) {
 		{"nothing to remove", "{\"x\": 1}", servers, "a", "", "{\"x\": 1}"},
 		{"a nested path created", "{\n  \"projects\": {\n    \"/other\": {\"k\": true}\n  }\n}", []string{"projects", "/p", "mcpServers"}, "a", `{"c":1}`,
 			"{\n  \"projects\": {\n    \"/other\": {\"k\": true},\n    \"/p\": {\n      \"mcpServers\": {\n        \"a\": {\n          \"c\": 1\n        }\n      }\n    }\n  }\n}"},
+		{"an object on its own lines in a file that is not", "{\"mcpServers\": {\n    \"a\": 1\n  }}", servers, "b", `{"c":1}`, "{\"mcpServers\": {\n    \"a\": 1,\n    \"b\": {\n        \"c\": 1\n    }\n  }}"},
+		{"CRLF lines stay CRLF", "{\r\n  \"mcpServers\": {\r\n    \"a\": 1\r\n  }\r\n}", servers, "b", `{"c":1}`, "{\r\n  \"mcpServers\": {\r\n    \"a\": 1,\r\n    \"b\": {\r\n      \"c\": 1\r\n    }\r\n  }\r\n}"},
+		{"tabs stay tabs", "{\n\t\"mcpServers\": {\n\t\t\"a\": 1\n\t}\n}", servers, "b", `{"c":1}`, "{\n\t\"mcpServers\": {\n\t\t\"a\": 1,\n\t\t\"b\": {\n\t\t\t\"c\": 1\n\t\t}\n\t}\n}"},
 		{"names with escapes are matched", `{"mcpServers":{"\u0061":1}}`, servers, "a", "", `{"mcpServers":{}}`},
 		{"strings with braces are not objects", `{"s":"{\"mcpServers\":{}}","mcpServers":{}}`, servers, "a", "1", `{"s":"{\"mcpServers\":{}}","mcpServers":{"a":1}}`},
 	}
