@@ -6,6 +6,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,6 +55,16 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		client.BaseURL = os.Getenv(registryEnv)
 	}
 	s, err := client.Get(ctx, name, version)
+	if errors.Is(err, registry.ErrNotFound) && version == "" {
+		// A part of a name: say which servers have it.
+		if found, serr := client.Search(ctx, name, 10); serr == nil && len(found) > 0 {
+			fmt.Fprintf(stderr, "mcpls: no server named %s; the registry has:\n", safe(name))
+			for _, f := range found {
+				fmt.Fprintf(stderr, "  %s %s  %s\n", safe(f.Server.Name), safe(f.Server.Version), safe(f.Server.Description))
+			}
+			return 1
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpls:", safe(err.Error()))
 		return 1

@@ -152,6 +152,21 @@ func fakeRegistry(t *testing.T) string {
 	remote := httptest.NewServer(&mcptest.Server{Name: "remote"})
 	t.Cleanup(remote.Close)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v0.1/servers" {
+			q := r.URL.Query().Get("search")
+			var list []json.RawMessage
+			for _, f := range []string{"npm", "pypi", "oci", "remote", "cargo"} {
+				b, err := os.ReadFile(filepath.Join("..", "..", "mcp", "registry", "testdata", f+".json"))
+				require.NoError(t, err)
+				var doc struct{ Name string }
+				require.NoError(t, json.Unmarshal(b, &doc))
+				if strings.Contains(doc.Name, q) {
+					list = append(list, json.RawMessage(`{"server":`+string(b)+`,"_meta":{}}`))
+				}
+			}
+			json.NewEncoder(w).Encode(map[string]any{"servers": list, "metadata": map[string]int{"count": len(list)}})
+			return
+		}
 		rest, _ := strings.CutPrefix(r.URL.EscapedPath(), "/v0.1/servers/")
 		name, version, _ := strings.Cut(rest, "/versions/")
 		name, _ = url.PathUnescape(name)
@@ -222,6 +237,7 @@ func TestInstallFromARegistry(t *testing.T) {
 		}{
 			{[]string{"install", "io.github.example/widget-mcp"}, `of type "cargo"`},
 			{[]string{"install", "io.github.example/nothing"}, "no such server"},
+			{[]string{"install", "weather"}, "no server named weather; the registry has:\n  io.github.example/weather-mcp 0.5.0  Python MCP server for weather data access"},
 			{[]string{"install", "io.github.example/weather-mcp@9"}, "no such server"},
 		} {
 			code, _, errs := w.mcpls(t, "", c.args...)
