@@ -47,6 +47,7 @@ var writeCases = []writeCase{
 	{name: "a name in two scopes", cmds: [][]string{{"add", "-s", "user", "dup", "--", "u"}, {"add", "dup", "--", "l"}, {"remove", "dup"}, {"remove", "dup", "-s", "user"}}},
 	{name: "remove from the scope named, not another", cmds: [][]string{{"add", "-s", "user", "f", "--", "u"}, {"remove", "f", "-s", "local"}}},
 	{name: "remove what is not there", cmds: [][]string{{"remove", "nope"}}},
+	{name: "replaced: removed and added again, at the end", cmds: [][]string{{"add", "-s", "project", "r", "--", "one"}, {"add", "-s", "project", "s", "--", "x"}, {"remove", "-s", "project", "r"}, {"add", "-s", "project", "r", "-e", "NEW=1", "--", "two"}}},
 	{name: ".mcp.json with unknown keys and its own layout", files: map[string]string{
 		"root/.mcp.json": "{\"zeta\": 1.50, \"mcpServers\": {\"old\": {\"command\": \"o\", \"weird\": true}},\n\n \"alpha\": [1,2]}",
 	}, cmds: [][]string{{"add", "-s", "project", "n", "--", "x"}, {"remove", "-s", "project", "old"}}},

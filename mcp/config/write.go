@@ -501,3 +501,48 @@ func ResetProjectChoices(ctx context.Context, dir string) (*Change, error) {
 	}
 	return &Change{Scope: ScopeLocal, File: t.file(), Project: t.project}, nil
 }
+
+// Get returns the entry of the server name in scope, for the project of
+// dir, as that scope's file has it (its ${VAR}s expanded as Load expands
+// them); a name the scope does not have matches ErrNotFound.
+func Get(dir string, scope Scope, name string) (*Server, error) {
+	t, err := targetOf(dir, scope)
+	if err != nil {
+		return nil, err
+	}
+	f, err := safefile.Open(t.file(), maxClaudeJSONSize)
+	if err != nil {
+		return nil, &Error{File: t.file(), Err: err}
+	}
+	if f == nil {
+		return nil, fmt.Errorf("%w named %q in %s", ErrNotFound, name, scopeName(scope))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, &Error{File: t.file(), Err: err}
+	}
+	spans, err := locate(io.NewSectionReader(f, 0, info.Size()), [][]string{t.path})
+	if err != nil {
+		return nil, &Error{File: t.file(), Err: fmt.Errorf("it is not valid JSON: %w", withLine(err, f))}
+	}
+	servers := spans[strings.Join(t.path, "\x00")]
+	var last *memberSpan
+	if servers != nil {
+		for i := range servers.members {
+			if servers.members[i].name == name {
+				last = &servers.members[i]
+			}
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("%w named %q in %s", ErrNotFound, name, scopeName(scope))
+	}
+	raw := make([]byte, last.valueEnd-last.valueStart)
+	if _, err := f.ReadAt(raw, last.valueStart); err != nil {
+		return nil, &Error{File: t.file(), Err: err}
+	}
+	sc := parseEntry(name, raw, t.file())
+	sc.Scope = scope
+	return sc, nil
+}

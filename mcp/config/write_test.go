@@ -131,6 +131,27 @@ func TestWritesInEachScope(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), ".mcp.json is the project's, to commit")
 
+	t.Run("get reads a scope's entry", func(t *testing.T) {
+		sc, err := config.Get(project, config.ScopeLocal, "s-local")
+		require.NoError(t, err)
+		assert.Equal(t, "node", sc.Command)
+		assert.Equal(t, map[string]string{"K": "v"}, sc.Env)
+		assert.Equal(t, config.ScopeLocal, sc.Scope)
+		_, err = config.Get(project, config.ScopeUser, "s-local")
+		assert.ErrorIs(t, err, config.ErrNotFound)
+	})
+	t.Run("replace keeps the entry's place", func(t *testing.T) {
+		_, err := config.Add(ctx, project, config.ScopeUser, "s-after", stdio)
+		require.NoError(t, err)
+		_, err = config.Replace(ctx, project, config.ScopeUser, "s-user", remote)
+		require.NoError(t, err)
+		sc, err := config.Get(project, config.ScopeUser, "s-user")
+		require.NoError(t, err)
+		assert.Equal(t, "https://h.example/mcp", sc.URL)
+		b, err := os.ReadFile(filepath.Join(homeDir, ".claude.json"))
+		require.NoError(t, err)
+		assert.Less(t, strings.Index(string(b), `"s-user"`), strings.Index(string(b), `"s-after"`))
+	})
 	t.Run("remove finds the one scope", func(t *testing.T) {
 		c, err := config.Remove(ctx, project, "", "s-project")
 		require.NoError(t, err)
@@ -146,6 +167,8 @@ func TestWritesInEachScope(t *testing.T) {
 		require.ErrorAs(t, err, &se)
 		assert.Equal(t, []config.Scope{config.ScopeLocal, config.ScopeUser}, se.Scopes)
 		_, err = config.Remove(ctx, project, config.ScopeUser, "s-user")
+		require.NoError(t, err)
+		_, err = config.Remove(ctx, project, config.ScopeUser, "s-after")
 		require.NoError(t, err)
 		in, err := config.ScopesOf(project, "s-user")
 		require.NoError(t, err)
@@ -252,5 +275,3 @@ func TestAddJSONKeepsWhatClaudeCodeKeeps(t *testing.T) {
 	_, err = config.EntryFromJSON("j", json.RawMessage(`{"type":"http"}`))
 	assert.Error(t, err, "an http entry without a url")
 }
-
-var _ = strings.Contains
