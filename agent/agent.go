@@ -95,7 +95,8 @@ type Observer interface {
 	StartTurn(ctx context.Context, step int) (context.Context, func(err error))
 	// StartToolCall is called before a tool the model asked for is
 	// called; end gets whether its result is an error result, and the
-	// call's error.
+	// call's error. name is "" when the agent has no tool of the name the
+	// model gave: a model's invention is not a name to record.
 	StartToolCall(ctx context.Context, name string) (context.Context, func(isError bool, err error))
 }
 
@@ -210,7 +211,11 @@ func (a *Agent) callTool(ctx context.Context, use Block) Block {
 	if a.Observer == nil {
 		return a.runTool(ctx, use, nil)
 	}
-	ctx, end := a.Observer.StartToolCall(ctx, use.Name)
+	name := use.Name
+	if _, ok := a.tools.routes[name]; !ok && !(name == SearchToolName && len(a.deferred) > 0) {
+		name = ""
+	}
+	ctx, end := a.Observer.StartToolCall(ctx, name)
 	var callErr error
 	result := a.runTool(ctx, use, &callErr)
 	end(result.IsError, callErr)

@@ -314,6 +314,11 @@ func TestAServerRequestRunsUnderItsTraceContext(t *testing.T) {
 	assert.Equal(t, spanID, handler.Parent.SpanID().String(), "the server's span is the remote parent")
 	assert.True(t, handler.Parent.IsRemote())
 	assert.Equal(t, handler.SpanContext.SpanID(), seen.SpanID(), "the handler's ctx carries its span")
+	served, ok := point(tm.histogram(t, "mcp.server.operation.duration"), attribute.String("mcp.method.name", "sampling/createMessage"))
+	require.True(t, ok, "the request served is measured")
+	assert.EqualValues(t, 1, served.Count)
+	_, hasID := served.Attributes.Value("jsonrpc.request.id")
+	assert.False(t, hasID, "without the unbounded")
 
 	t.Run("also run as a task of the client's", func(t *testing.T) {
 		tm.spans.Reset()
@@ -375,6 +380,18 @@ func TestATraceRunsFromTheAgentThroughTheManagerToTheServer(t *testing.T) {
 	assert.Equal(t, 2, turns, "a span per model turn")
 	assert.Equal(t, "mcp__calc__add", attrs(tool)["gen_ai.tool.name"])
 
+	t.Run("a tool the model made up is not a span name", func(t *testing.T) {
+		tm.spans.Reset()
+		made := "mcp__calc__" + strings.Repeat("x", 300)
+		a := &agent.Agent{Model: &script{calls: []string{made}}, Tools: []agent.ToolProvider{m}, Observer: tm.obs}
+		_, err := a.Chat(ctxTimeout(t), "call something")
+		require.NoError(t, err)
+		tool := tm.span(t, "execute_tool")
+		assert.NotContains(t, attrs(tool), "gen_ai.tool.name")
+		for _, s := range tm.spans.GetSpans() {
+			assert.NotContains(t, s.Name, made)
+		}
+	})
 	t.Run("a failed tool call is an error span", func(t *testing.T) {
 		tm.spans.Reset()
 		a := &agent.Agent{Model: &script{calls: []string{"mcp__calc__fail"}}, Tools: []agent.ToolProvider{m}, Observer: tm.obs}

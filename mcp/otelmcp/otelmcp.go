@@ -3,11 +3,14 @@
 // status): a client span per request and notification a Connection sends,
 // named "{mcp.method.name} {target}" ("tools/call add"), a server span per
 // request of the server's it serves, the metrics
-// mcp.client.operation.duration and mcp.client.session.duration, and the
+// mcp.client.operation.duration, mcp.client.session.duration and
+// mcp.server.operation.duration (the server's requests it serves:
+// sampling, elicitation, roots), and the
 // trace context carried in params._meta (traceparent, tracestate, baggage)
 // both ways. Its Observer also traces an agent.Agent: a span per Chat
 // (invoke_agent), per model turn (chat) and per tool call
-// (execute_tool {name}), so a trace runs from the agent's turn through the
+// (execute_tool {name}; plain execute_tool for a tool the agent does not
+// have), so a trace runs from the agent's turn through the
 // tool call to the server.
 //
 // It uses the OpenTelemetry API only: the program brings the SDK and its
@@ -68,6 +71,7 @@ type Observer struct {
 	prop     propagation.TextMapPropagator
 	ops      metric.Float64Histogram
 	sessions metric.Float64Histogram
+	served   metric.Float64Histogram // the requests of the server's the client serves
 }
 
 var (
@@ -103,7 +107,10 @@ func New(opts *Options) *Observer {
 	sessions, _ := meter.Float64Histogram("mcp.client.session.duration", metric.WithUnit("s"),
 		metric.WithDescription("The duration of the MCP session as observed on the MCP client."),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	return &Observer{tracer: tp.Tracer(instrumentation), prop: prop, ops: ops, sessions: sessions}
+	served, _ := meter.Float64Histogram("mcp.server.operation.duration", metric.WithUnit("s"),
+		metric.WithDescription("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	return &Observer{tracer: tp.Tracer(instrumentation), prop: prop, ops: ops, sessions: sessions, served: served}
 }
 
 // StartOperation starts the client span of a request or notification and
@@ -129,11 +136,15 @@ func (o *Observer) StartHandler(ctx context.Context, op *mcp.Operation, meta map
 	if len(meta) > 0 {
 		ctx = o.prop.Extract(ctx, propagation.MapCarrier(meta))
 	}
-	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(appendSpanOnly(metricAttributes(op), op)...))
+	start := time.Now()
+	all := metricAttributes(op)
+	n := len(all)
+	all = appendSpanOnly(all, op)
+	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(all...))
 	return ctx, func(out mcp.Outcome) {
-		fail(span, out)
+		attrs := append(all[:n:n], fail(span, out)...)
 		span.End()
+		o.served.Record(context.WithoutCancel(ctx), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 	}
 }
 
@@ -165,9 +176,15 @@ func (o *Observer) StartTurn(ctx context.Context, step int) (context.Context, fu
 
 // StartToolCall starts the span of a tool call the model asked for; the
 // MCP tools/call under it is its child.
+//
+// A call of a tool the agent does not have (name "") is "execute_tool",
+// without gen_ai.tool.name.
 func (o *Observer) StartToolCall(ctx context.Context, name string) (context.Context, func(bool, error)) {
-	ctx, span := o.tracer.Start(ctx, "execute_tool "+name, trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", name)))
+	spanName, attrs := "execute_tool", []attribute.KeyValue{attribute.String("gen_ai.operation.name", "execute_tool")}
+	if name != "" {
+		spanName, attrs = spanName+" "+name, append(attrs, attribute.String("gen_ai.tool.name", name))
+	}
+	ctx, span := o.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	return ctx, func(isError bool, err error) {
 		fail(span, mcp.Outcome{Err: err, ToolError: isError})
 		span.End()
