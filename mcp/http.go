@@ -82,6 +82,7 @@ func (s httpStream) rawMessages()                               {}
 func (s httpStream) routeFailures(f func(id []byte, err error)) { s.RouteFailures(f) }
 func (s httpStream) useLogger(lg *slog.Logger)                  { s.UseLogger(lg) }
 func (s httpStream) sessionID() string                          { return s.SessionID() }
+func (s httpStream) httpVersion() string                        { return s.HTTPVersion() }
 func (s httpStream) era() string                                { return s.Era() }
 func (s httpStream) setEra(era string)                          { s.SetEra(era) }
 

@@ -48,6 +48,10 @@ type Operation struct {
 	SessionID                         string // Mcp-Session-Id
 	Transport, Address                string
 	Port                              int
+	// NetworkProtocol and NetworkProtocolVersion are "http" and the
+	// version of the server's last response ("1.1", "2"; "" before the
+	// first) over HTTP, "" otherwise.
+	NetworkProtocol, NetworkProtocolVersion string
 }
 
 // Outcome is how an operation ended: Err is nil, the server's *Error, the
@@ -97,6 +101,9 @@ func peerOf(t Transport) peer {
 // sessionIDer is a Stream with a session id (Streamable HTTP).
 type sessionIDer interface{ sessionID() string }
 
+// httpVersioner is a Stream over HTTP: the version of its last response.
+type httpVersioner interface{ httpVersion() string }
+
 // operation describes a message of the Connection's for its Observer.
 func (c *Connection) operation(method string, id uint64, params any) *Operation {
 	op := &Operation{Method: method, Transport: c.peer.transport, Address: c.peer.address, Port: c.peer.port}
@@ -110,12 +117,19 @@ func (c *Connection) operation(method string, id uint64, params any) *Operation 
 	if s, ok := c.stream.Stream.(sessionIDer); ok {
 		op.SessionID = s.sessionID()
 	}
+	if s, ok := c.stream.Stream.(httpVersioner); ok {
+		op.NetworkProtocol, op.NetworkProtocolVersion = "http", s.httpVersion()
+	}
 	var name string
 	switch p := params.(type) {
 	case jsonrpc.ToolCall:
 		name = p.Name
 	case taskCallParams:
 		name = p.Name
+	case initializeParams:
+		if op.ProtocolVersion == "" { // the handshake asks for a version before one is agreed
+			op.ProtocolVersion = p.ProtocolVersion
+		}
 	case taskParams:
 		op.TaskID = p.TaskID
 	case taskUpdateParams:

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcplug/mcplug/internal/latelog"
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -60,6 +62,10 @@ func newConfig(c Config) *httpConfig {
 // httpConfig is what the HTTP transports share.
 type httpConfig struct {
 	target string // the server's URL, as the transport was given it
+
+	// proto is the HTTP version of the last response ("1.1", "2"), for
+	// telemetry; nil before the first.
+	proto atomic.Pointer[string]
 
 	// rawURL parsed, when it is an http(s) URL: the requests to it share
 	// url, which nothing changes.
@@ -162,7 +168,30 @@ func (c *httpConfig) do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, redact.Err(err)
 	}
+	if old := c.proto.Load(); old == nil || !sameProto(*old, resp) {
+		v := strconv.Itoa(resp.ProtoMajor)
+		if resp.ProtoMajor < 2 {
+			v += "." + strconv.Itoa(resp.ProtoMinor)
+		}
+		c.proto.Store(&v)
+	}
 	return resp, nil
+}
+
+func sameProto(v string, resp *http.Response) bool {
+	if resp.ProtoMajor >= 2 {
+		return v == strconv.Itoa(resp.ProtoMajor)
+	}
+	return v == strconv.Itoa(resp.ProtoMajor)+"."+strconv.Itoa(resp.ProtoMinor)
+}
+
+// HTTPVersion is the HTTP version of the server's last response ("1.1",
+// "2"), "" before the first.
+func (c *httpConfig) HTTPVersion() string {
+	if v := c.proto.Load(); v != nil {
+		return *v
+	}
+	return ""
 }
 
 func (c *httpConfig) statusError(resp *http.Response) error {

@@ -310,3 +310,7 @@ func (s *SSE) Close() error {
 }
 
 func (s *SSE) UseLogger(lg *slog.Logger) { s.cfg.late.Use(lg) }
+
+// HTTPVersion is the HTTP version of the server's last response ("1.1",
+// "2"), "" before the first.
+func (s *SSE) HTTPVersion() string { return s.cfg.HTTPVersion() }

@@ -1267,3 +1267,7 @@ func (s *Stream) Close() error {
 }
 
 func (s *Stream) UseLogger(lg *slog.Logger) { s.cfg.late.Use(lg) }
+
+// HTTPVersion is the HTTP version of the server's last response ("1.1",
+// "2"), "" before the first.
+func (s *Stream) HTTPVersion() string { return s.cfg.HTTPVersion() }

@@ -216,6 +216,10 @@ func TestEveryCallIsTracedAndMeasured(t *testing.T) {
 					if era.versions == nil {
 						assert.NotEmpty(t, a["mcp.session.id"], "the Streamable HTTP session")
 					}
+					assert.Equal(t, "http", a["network.protocol.name"])
+					assert.Equal(t, "1.1", a["network.protocol.version"])
+				} else {
+					assert.NotContains(t, a, "network.protocol.name")
 				}
 				assert.Equal(t, codes.Unset, call.Status.Code)
 				assert.NotContains(t, a, "error.type")
@@ -233,7 +237,10 @@ func TestEveryCallIsTracedAndMeasured(t *testing.T) {
 				if era.versions != nil {
 					handshake = "server/discover"
 				}
-				tm.span(t, handshake)
+				hs := tm.span(t, handshake)
+				if era.versions == nil {
+					assert.Equal(t, "2025-11-25", attrs(hs)["mcp.protocol.version"], "the version the handshake asks for, though none was pinned")
+				}
 
 				if w.onWire {
 					mu.Lock()

@@ -23,7 +23,9 @@
 // Attributes: mcp.method.name, jsonrpc.request.id, gen_ai.tool.name and
 // gen_ai.operation.name (execute_tool) for tools/call, gen_ai.prompt.name,
 // mcp.resource.uri (query values redacted), mcp.protocol.version, mcp.session.id,
-// network.transport (pipe for stdio, tcp for HTTP), server.address,
+// network.transport (pipe for stdio, tcp for HTTP), network.protocol.name
+// and network.protocol.version (http, and the version of the server's
+// last response) over HTTP, server.address,
 // server.port, and mcplug.server.name (a Manager's name of the server) and
 // mcplug.task.id where they apply. A failed operation has error.type (the
 // JSON-RPC error code, tool_error for a result with isError, timeout,
@@ -280,6 +282,12 @@ func metricAttributes(op *mcp.Operation) []attribute.KeyValue {
 	}
 	if op.Transport != "" {
 		attrs = append(attrs, attribute.String("network.transport", op.Transport))
+	}
+	if op.NetworkProtocol != "" {
+		attrs = append(attrs, attribute.String("network.protocol.name", op.NetworkProtocol))
+		if op.NetworkProtocolVersion != "" {
+			attrs = append(attrs, attribute.String("network.protocol.version", op.NetworkProtocolVersion))
+		}
 	}
 	if op.Address != "" {
 		attrs = append(attrs, attribute.String("server.address", op.Address))
