@@ -459,10 +459,21 @@ func (c *Connection) cancelled(ctx context.Context, id uint64, why error) {
 		return
 	}
 	// Writes are queued by the Stream, so this does not block on the peer.
-	if err := c.sendWith(context.WithoutCancel(ctx), 0, "notifications/cancelled", cancelledParams{RequestID: id, Reason: why.Error()}, nil, nil); err != nil {
+	send := c.sendWith
+	if s, ok := c.stream.Stream.(closingCanceller); ok && s.cancelsByClosing() {
+		// The stream cancels by closing the request's stream, and sends
+		// nothing: no operation for the Observer.
+		send = c.write
+	}
+	if err := send(context.WithoutCancel(ctx), 0, "notifications/cancelled", cancelledParams{RequestID: id, Reason: why.Error()}, nil, nil); err != nil {
 		c.logger.Debug("mcp: could not send notifications/cancelled", "id", id, "err", err)
 	}
 }
+
+// closingCanceller is a Stream that may cancel a request by closing its
+// stream instead of sending notifications/cancelled (Streamable HTTP of
+// the 2026-07-28 revision).
+type closingCanceller interface{ cancelsByClosing() bool }
 
 // mapError turns transport and jsonrpc2 errors into this package's.
 func (c *Connection) mapError(method string, err error) error {

@@ -83,6 +83,7 @@ func (s httpStream) routeFailures(f func(id []byte, err error)) { s.RouteFailure
 func (s httpStream) useLogger(lg *slog.Logger)                  { s.UseLogger(lg) }
 func (s httpStream) sessionID() string                          { return s.SessionID() }
 func (s httpStream) httpVersion() string                        { return s.HTTPVersion() }
+func (s httpStream) cancelsByClosing() bool                     { return s.CancelsByClosing() }
 func (s httpStream) era() string                                { return s.Era() }
 func (s httpStream) setEra(era string)                          { s.SetEra(era) }
 

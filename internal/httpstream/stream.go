@@ -1271,3 +1271,12 @@ func (s *Stream) UseLogger(lg *slog.Logger) { s.cfg.late.Use(lg) }
 // HTTPVersion is the HTTP version of the server's last response ("1.1",
 // "2"), "" before the first.
 func (s *Stream) HTTPVersion() string { return s.cfg.HTTPVersion() }
+
+// CancelsByClosing reports whether a request is cancelled by closing its
+// response stream, with no notifications/cancelled sent: the 2026-07-28
+// revision's way.
+func (s *Stream) CancelsByClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.modern != ""
+}

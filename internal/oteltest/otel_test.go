@@ -548,3 +548,41 @@ func TestErrorCodesOutsideTheJSONRPCRangesAreOtherInMetrics(t *testing.T) {
 	}
 	assert.Equal(t, []string{"-32602", "-32042", "1", "300", "301", "302", "-1"}, spanCodes, "the spans keep the server's codes")
 }
+
+// A cancelled call is a notifications/cancelled operation only where the
+// notification is sent: over Streamable HTTP of the 2026-07-28 revision
+// the request's stream is closed instead, and nothing is recorded for it.
+func TestACancellationIsRecordedOnlyWhereItIsSent(t *testing.T) {
+	for _, era := range []struct {
+		name     string
+		versions []string
+		sent     bool
+	}{{"2025-11-25", nil, true}, {"2026-07-28", mcptest.Modern, false}} {
+		t.Run(era.name, func(t *testing.T) {
+			tm := newTelemetry(t)
+			srv := &mcptest.Server{Versions: era.versions}
+			started := make(chan struct{}, 1)
+			srv.AddTool(mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcptest.Request) (*mcp.CallToolResult, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return nil, ctx.Err()
+			})
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			c, err := mcp.Connect(ctxTimeout(t), &mcp.StreamableHTTPTransport{URL: ts.URL}, &mcp.Options{Observer: tm.obs})
+			require.NoError(t, err)
+			defer c.Close()
+			ctx, cancel := context.WithCancel(ctxTimeout(t))
+			go func() { <-started; cancel() }()
+			_, err = c.CallTool(ctx, "slow", nil)
+			require.ErrorIs(t, err, context.Canceled)
+			found := false
+			for _, s := range tm.spans.GetSpans() {
+				if s.Name == "notifications/cancelled" {
+					found = true
+				}
+			}
+			assert.Equal(t, era.sent, found)
+		})
+	}
+}
