@@ -358,6 +358,7 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 	var op *Operation
 	if c.opts.Observer != nil {
 		op = c.operation(method, 0, params) // described before call options rewrite params
+		op.Probe = ctx.Value(probeKey{}) != nil
 	}
 	if opts := callOptionsFrom(ctx); opts != nil && (opts.Progress != nil || opts.Timeout > 0 || len(opts.Meta) > 0) {
 		p, callCtx, cleanup, err := c.applyCallOptions(ctx, opts, params)
@@ -469,6 +470,10 @@ func (c *Connection) cancelled(ctx context.Context, id uint64, why error) {
 		c.logger.Debug("mcp: could not send notifications/cancelled", "id", id, "err", err)
 	}
 }
+
+// probeKey marks the ctx of the era probe's requests, whose refusal is
+// expected (see Operation.Probe).
+type probeKey struct{}
 
 // closingCanceller is a Stream that may cancel a request by closing its
 // stream instead of sending notifications/cancelled (Streamable HTTP of

@@ -330,7 +330,9 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 	if o := c.opts.Observer; o != nil {
 		var meta map[string]string
 		var finish func(Outcome)
-		ctx, meta, finish = o.StartOperation(ctx, c.operation(method, id, params))
+		op := c.operation(method, id, params)
+		op.Probe = method == "server/discover" || method == "ping" // the race's probes; initialize is not one
+		ctx, meta, finish = o.StartOperation(ctx, op)
 		extra, end = jsonrpc.AppendMeta(nil, meta), func(err error) { finish(Outcome{Err: err}) }
 	}
 	pc, err := c.pending.Add(id)
@@ -372,7 +374,7 @@ func (c *Connection) discover(ctx context.Context, version string) error {
 	c.setVersion(version)
 	var res discoverResult
 	pctx, cancel := context.WithTimeoutCause(ctx, httpProbeTimeout, errNoDiscoverAnswer)
-	err := c.call(pctx, "server/discover", nil, &res)
+	err := c.call(context.WithValue(pctx, probeKey{}, true), "server/discover", nil, &res)
 	cancel()
 	if err != nil {
 		c.setVersion("")

@@ -48,6 +48,11 @@ type Operation struct {
 	SessionID                         string // Mcp-Session-Id
 	Transport, Address                string
 	Port                              int
+	// Probe marks a request of the era probe (server/discover, and the
+	// ping that races it on a stream without per-request answers): its
+	// refusal (method not found) or its being let go once the era is
+	// known is expected, not a failure.
+	Probe bool
 	// NetworkProtocol and NetworkProtocolVersion are "http" and the
 	// version of the server's last response ("1.1", "2"; "" before the
 	// first) over HTTP, "" otherwise.

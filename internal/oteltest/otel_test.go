@@ -586,3 +586,43 @@ func TestACancellationIsRecordedOnlyWhereItIsSent(t *testing.T) {
 		})
 	}
 }
+
+// A healthy connection to a 2025-11-25 server records no failed
+// operation: the era probe's server/discover is refused, as expected, and
+// the ping that races it may be let go.
+func TestTheEraProbeIsNotAFailure(t *testing.T) {
+	for _, w := range []struct {
+		name    string
+		connect func(t *testing.T, srv *mcptest.Server) mcp.Transport
+	}{
+		{"over stdio", func(t *testing.T, srv *mcptest.Server) mcp.Transport {
+			return &mcp.CommandTransport{Command: mcptest.Command("calc")}
+		}},
+		{"over HTTP", func(t *testing.T, srv *mcptest.Server) mcp.Transport {
+			ts := httptest.NewServer(srv)
+			t.Cleanup(ts.Close)
+			return &mcp.StreamableHTTPTransport{URL: ts.URL}
+		}},
+		{"in memory", func(t *testing.T, srv *mcptest.Server) mcp.Transport { return srv.Transport() }},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			tm := newTelemetry(t)
+			c, err := mcp.Connect(ctxTimeout(t), w.connect(t, calc(nil, nil)), &mcp.Options{Observer: tm.obs})
+			require.NoError(t, err)
+			_, err = c.CallTool(ctxTimeout(t), "add", map[string]any{"a": 1, "b": 2})
+			require.NoError(t, err)
+			require.NoError(t, c.Close())
+			discover := tm.span(t, "server/discover")
+			assert.Equal(t, codes.Unset, discover.Status.Code)
+			assert.Equal(t, "true", attrs(discover)["mcplug.era_probe"])
+			for _, s := range tm.spans.GetSpans() {
+				assert.NotEqual(t, codes.Error, s.Status.Code, "%s failed: %s", s.Name, s.Status.Description)
+			}
+			for _, p := range tm.histogram(t, "mcp.client.operation.duration") {
+				_, failed := p.Attributes.Value("error.type")
+				m, _ := p.Attributes.Value("mcp.method.name")
+				assert.False(t, failed, "%s is measured as failed", m.AsString())
+			}
+		})
+	}
+}

@@ -31,7 +31,10 @@
 // JSON-RPC error code, tool_error for a result with isError, timeout,
 // cancelled, connection_closed, or the Go error's type) and an error status
 // (the message, cut at 1 KiB); a JSON-RPC error's code is
-// rpc.response.status_code too. The metrics leave out
+// rpc.response.status_code too. The era probe's expected answers (a
+// 2025-11-25 server's method not found to server/discover, a probe let go
+// once the era is known) are no failure: such a span has mcplug.era_probe
+// and no error. The metrics leave out
 // what is unbounded (ids, URIs).
 package otelmcp
 
@@ -126,6 +129,14 @@ func (o *Observer) StartOperation(ctx context.Context, op *mcp.Operation) (conte
 	carrier := propagation.MapCarrier{}
 	o.prop.Inject(ctx, carrier)
 	return ctx, carrier, func(out mcp.Outcome) {
+		if op.Probe && expected(out.Err) {
+			// The era probe's refusal, or a probe let go: the answer the
+			// probe looks for, not a failure.
+			span.SetAttributes(attribute.Bool("mcplug.era_probe", true))
+			span.End()
+			o.ops.Record(context.WithoutCancel(ctx), time.Since(start).Seconds(), metric.WithAttributes(all[:n:n]...))
+			return
+		}
 		attrs := append(all[:n:n], fail(span, out)...)
 		span.End()
 		o.ops.Record(context.WithoutCancel(ctx), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
@@ -191,6 +202,13 @@ func (o *Observer) StartToolCall(ctx context.Context, name string) (context.Cont
 		fail(span, mcp.Outcome{Err: err, ToolError: isError})
 		span.End()
 	}
+}
+
+// expected reports whether err is what a probe expects of some servers:
+// method not found, or the probe let go (its ctx cancelled).
+func expected(err error) bool {
+	var rpcErr *mcp.Error
+	return errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMethodNotFound || errors.Is(err, context.Canceled)
 }
 
 // maxDescription bounds a span's status description: a server's error
