@@ -626,3 +626,27 @@ func TestTheEraProbeIsNotAFailure(t *testing.T) {
 		})
 	}
 }
+
+// A server's request that carries its own trace is a child of it, and
+// links the context it arrived in.
+func TestAServedRequestLinksTheContextItArrivedIn(t *testing.T) {
+	tm := newTelemetry(t)
+	ambientCtx, ambient := tm.tp.Tracer("test").Start(context.Background(), "the stream")
+	meta := map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+	_, end := tm.obs.StartHandler(ambientCtx, &mcp.Operation{Method: "roots/list"}, meta)
+	end(mcp.Outcome{})
+	ambient.End()
+	served := tm.span(t, "roots/list")
+	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", served.SpanContext.TraceID().String(), "the request's trace")
+	require.Len(t, served.Links, 1)
+	assert.Equal(t, ambient.SpanContext().SpanID(), served.Links[0].SpanContext.SpanID())
+
+	t.Run("without a trace of its own, it is the context's child", func(t *testing.T) {
+		tm.spans.Reset()
+		_, end := tm.obs.StartHandler(ambientCtx, &mcp.Operation{Method: "roots/list"}, nil)
+		end(mcp.Outcome{})
+		served := tm.span(t, "roots/list")
+		assert.Equal(t, ambient.SpanContext().SpanID(), served.Parent.SpanID())
+		assert.Empty(t, served.Links)
+	})
+}

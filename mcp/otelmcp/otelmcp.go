@@ -144,16 +144,24 @@ func (o *Observer) StartOperation(ctx context.Context, op *mcp.Operation) (conte
 }
 
 // StartHandler starts the server span of a request of the server's, under
-// the trace context the request carried.
+// the trace context the request carried; the span of ctx, when it has
+// one and the request carried another, is linked.
 func (o *Observer) StartHandler(ctx context.Context, op *mcp.Operation, meta map[string]string) (context.Context, func(mcp.Outcome)) {
+	var links []trace.Link
 	if len(meta) > 0 {
+		ambient := trace.SpanContextFromContext(ctx)
 		ctx = o.prop.Extract(ctx, propagation.MapCarrier(meta))
+		// The request's own trace is the parent; the context it arrived in
+		// (an HTTP request's span, say) is linked, as the conventions ask.
+		if remote := trace.SpanContextFromContext(ctx); ambient.IsValid() && !ambient.Equal(remote) {
+			links = append(links, trace.Link{SpanContext: ambient})
+		}
 	}
 	start := time.Now()
 	all := metricAttributes(op)
 	n := len(all)
 	all = appendSpanOnly(all, op)
-	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(all...))
+	ctx, span := o.tracer.Start(ctx, spanName(op), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(all...), trace.WithLinks(links...))
 	return ctx, func(out mcp.Outcome) {
 		attrs := append(all[:n:n], fail(span, out)...)
 		span.End()
