@@ -119,6 +119,9 @@ func (c *Connection) operation(method string, id uint64, params any) *Operation 
 	if op.ProtocolVersion == "" {
 		op.ProtocolVersion = c.opts.ProtocolVersion
 	}
+	if m := c.meta.Load(); op.ProtocolVersion == "" && m != nil {
+		op.ProtocolVersion = m.version // the modern version the handshake's requests carry
+	}
 	if s, ok := c.stream.Stream.(sessionIDer); ok {
 		op.SessionID = s.sessionID()
 	}

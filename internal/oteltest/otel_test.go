@@ -238,9 +238,11 @@ func TestEveryCallIsTracedAndMeasured(t *testing.T) {
 					handshake = "server/discover"
 				}
 				hs := tm.span(t, handshake)
-				if era.versions == nil {
-					assert.Equal(t, "2025-11-25", attrs(hs)["mcp.protocol.version"], "the version the handshake asks for, though none was pinned")
+				want := "2025-11-25"
+				if era.versions != nil {
+					want = "2026-07-28"
 				}
+				assert.Equal(t, want, attrs(hs)["mcp.protocol.version"], "the version the handshake asks for, though none was pinned")
 
 				if w.onWire {
 					mu.Lock()
