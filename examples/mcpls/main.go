@@ -1,9 +1,9 @@
 // Command mcpls checks an MCP config by hand, like `claude mcp list`: it
-// reads the same files as mcp.LoadConfig (~/.claude.json, .mcp.json of the
-// directory and its parents, and the seed's extra ~/.claude/settings.json
-// and .claude/settings.json), connects every server, and prints one line
-// per server: name, state, transport, scope, tools, and the server's name
-// or what went wrong.
+// reads the same files as mcp.LoadConfig (~/.claude.json, .mcp.json of
+// the directory and its parents, and also ~/.claude/settings.json and
+// .claude/settings.json, which Claude Code does not read for servers),
+// connects every server, and prints one line per server: name, state,
+// transport, scope, tools, and the server's name or what went wrong.
 //
 // A project server (from .mcp.json or .claude/settings.json, which come
 // with the project) is started only once the user approved it; until then
