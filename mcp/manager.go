@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"sync"
@@ -177,6 +178,41 @@ type server struct {
 	views      views  // MCP Apps views read, for the current connection
 }
 
+// managedTransport is a transport of this package that a Manager fits to
+// one of its servers; each kind takes of the fitting what it uses.
+type managedTransport interface{ fit(f *fitting) }
+
+// fitting is what a Manager gives the transport of one of its servers.
+type fitting struct {
+	logger   *slog.Logger
+	shutdown time.Duration
+	cmd      func() *exec.Cmd // the command in the Manager's environment; nil keeps the transport's
+	auth     func() Authorizer
+	client   func() *http.Client
+	memory   *httpstream.Memory // what the server's transports learn, kept across restarts
+}
+
+func (t *CommandTransport) fit(f *fitting) {
+	if f.cmd != nil {
+		t.Command = f.cmd()
+	}
+	t.ShutdownTimeout, t.Logger = f.shutdown, f.logger
+}
+
+func (t *StreamableHTTPTransport) fit(f *fitting) {
+	t.Logger, t.Auth, t.memory, t.Client = f.logger, f.auth(), f.memory, f.client()
+}
+
+func (t *SSETransport) fit(f *fitting) {
+	t.Logger, t.Auth, t.Client = f.logger, f.auth(), f.client()
+}
+
+var (
+	_ managedTransport = (*CommandTransport)(nil)
+	_ managedTransport = (*StreamableHTTPTransport)(nil)
+	_ managedTransport = (*SSETransport)(nil)
+)
+
 func errRejected(name string) error {
 	return fmt.Errorf("mcp: project server %q is rejected in the user's settings (disabledMcpjsonServers)", name)
 }
@@ -268,22 +304,13 @@ func (m *Manager) addConfigServers(cfg *Config) {
 		memory := &httpstream.Memory{} // what the server's transports learn, kept across restarts
 		s.transport = func(ctx context.Context) (Transport, error) {
 			t, err := transportFor(ctx, sc)
-			switch tt := t.(type) {
-			case *CommandTransport:
+			if mt, ok := t.(managedTransport); ok {
+				f := &fitting{logger: m.logger.With("server", name), shutdown: m.opts.ShutdownTimeout, memory: memory,
+					auth: authorizer, client: func() *http.Client { return m.httpClient(name, sc) }}
 				if m.opts.InheritEnv != nil {
-					tt.Command = sc.CmdInheriting(m.opts.InheritEnv)
+					f.cmd = func() *exec.Cmd { return sc.CmdInheriting(m.opts.InheritEnv) }
 				}
-				tt.ShutdownTimeout = m.opts.ShutdownTimeout
-				tt.Logger = m.logger.With("server", name)
-			case *StreamableHTTPTransport:
-				tt.Logger = m.logger.With("server", name)
-				tt.Auth = authorizer()
-				tt.memory = memory
-				tt.Client = m.httpClient(name, sc)
-			case *SSETransport:
-				tt.Logger = m.logger.With("server", name)
-				tt.Auth = authorizer()
-				tt.Client = m.httpClient(name, sc)
+				mt.fit(f)
 			}
 			return t, err
 		}

@@ -73,35 +73,65 @@ type peer struct {
 	port               int
 }
 
+// TransportDescriber is a Transport that says what it reaches, for the
+// Operations an Observer sees: the network transport ("pipe" for a child
+// process, "tcp"), and for a network peer its address and port. Every
+// transport of this package is one; a program's own may be.
+type TransportDescriber interface {
+	DescribeTransport() (network, address string, port int)
+}
+
 // peerOf describes the server a transport reaches.
 func peerOf(t Transport) peer {
-	var raw string
-	switch t := t.(type) {
-	case *CommandTransport:
-		return peer{transport: "pipe"}
-	case *StreamableHTTPTransport:
-		raw = t.URL
-	case *SSETransport:
-		raw = t.URL
-	default:
+	d, ok := t.(TransportDescriber)
+	if !ok {
 		return peer{}
 	}
-	p := peer{transport: "tcp"}
-	if u, err := url.Parse(raw); err == nil {
-		p.address = u.Hostname()
-		if port, err := strconv.Atoi(u.Port()); err == nil {
-			p.port = port
-		} else if u.Scheme == "https" {
-			p.port = 443
-		} else if u.Scheme == "http" {
-			p.port = 80
-		}
-		if ip := net.ParseIP(p.address); ip != nil {
-			p.address = ip.String()
-		}
-	}
+	var p peer
+	p.transport, p.address, p.port = d.DescribeTransport()
 	return p
 }
+
+// urlPeer describes the server at a URL: tcp, its host (an IP in its
+// canonical form) and port (the scheme's when the URL has none).
+func urlPeer(raw string) (network, address string, port int) {
+	network = "tcp"
+	if u, err := url.Parse(raw); err == nil {
+		address = u.Hostname()
+		if p, err := strconv.Atoi(u.Port()); err == nil {
+			port = p
+		} else if u.Scheme == "https" {
+			port = 443
+		} else if u.Scheme == "http" {
+			port = 80
+		}
+		if ip := net.ParseIP(address); ip != nil {
+			address = ip.String()
+		}
+	}
+	return network, address, port
+}
+
+// DescribeTransport is "pipe": a child process's stdin and stdout.
+func (t *CommandTransport) DescribeTransport() (network, address string, port int) {
+	return "pipe", "", 0
+}
+
+// DescribeTransport is tcp to the URL's host and port.
+func (t *StreamableHTTPTransport) DescribeTransport() (network, address string, port int) {
+	return urlPeer(t.URL)
+}
+
+// DescribeTransport is tcp to the URL's host and port.
+func (t *SSETransport) DescribeTransport() (network, address string, port int) {
+	return urlPeer(t.URL)
+}
+
+var (
+	_ TransportDescriber = (*CommandTransport)(nil)
+	_ TransportDescriber = (*StreamableHTTPTransport)(nil)
+	_ TransportDescriber = (*SSETransport)(nil)
+)
 
 // sessionIDer is a Stream with a session id (Streamable HTTP).
 type sessionIDer interface{ sessionID() string }
