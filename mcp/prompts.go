@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"iter"
 )
 
 // Prompt is a prompt template a server offers (prompts/list).
@@ -46,7 +47,12 @@ type PromptMessage struct {
 
 // Prompts returns every page of prompts/list.
 func (c *Connection) Prompts(ctx context.Context) ([]Prompt, error) {
-	return collect(seq[Prompt](ctx, c, "prompts/list", "prompts"))
+	return collect(c.AllPrompts(ctx))
+}
+
+// AllPrompts is AllResources for prompts/list.
+func (c *Connection) AllPrompts(ctx context.Context) iter.Seq2[Prompt, error] {
+	return seq[Prompt](ctx, c, "prompts/list", "prompts")
 }
 
 // GetPrompt fills in a prompt (prompts/get).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 )
 
 // Resource is a resource a server offers (resources/list).
@@ -54,12 +55,25 @@ type SubscribeParams struct {
 
 // Resources returns every page of resources/list.
 func (c *Connection) Resources(ctx context.Context) ([]Resource, error) {
-	return collect(seq[Resource](ctx, c, "resources/list", "resources"))
+	return collect(c.AllResources(ctx))
+}
+
+// AllResources yields the resources of resources/list, fetching each page
+// only when the loop reaches it: a loop that stops early (the first
+// screen of a server with 100,000 resources) fetches no more pages. An
+// error ends the sequence.
+func (c *Connection) AllResources(ctx context.Context) iter.Seq2[Resource, error] {
+	return seq[Resource](ctx, c, "resources/list", "resources")
 }
 
 // ResourceTemplates returns every page of resources/templates/list.
 func (c *Connection) ResourceTemplates(ctx context.Context) ([]ResourceTemplate, error) {
-	return collect(seq[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates"))
+	return collect(c.AllResourceTemplates(ctx))
+}
+
+// AllResourceTemplates is AllResources for resources/templates/list.
+func (c *Connection) AllResourceTemplates(ctx context.Context) iter.Seq2[ResourceTemplate, error] {
+	return seq[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates")
 }
 
 // ReadResource reads a resource (resources/read).

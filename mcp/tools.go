@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"sync"
 	"time"
 
@@ -28,25 +29,51 @@ func (c *Connection) Tools(ctx context.Context) ([]Tool, error) {
 	if tools, ok := c.toolCache.Get(); ok {
 		return tools, nil
 	}
-	gen := c.toolCache.Generation()
-	ttl, first := time.Duration(0), true
-	var tools []Tool
-	for raw, err := range seqHints[json.RawMessage](ctx, c, "tools/list", "tools", func(h CacheHints) {
-		if first || h.ttl() < ttl {
-			ttl, first = h.ttl(), false
-		}
-	}) {
-		if err != nil {
-			return nil, err
-		}
-		if t, ok := c.checkTool(raw); ok {
-			c.schemas.add([]Tool{t}, c.logger)
-			c.taskSupport.Store(t.Name, toolTaskSupport(&t))
-			tools = append(tools, t)
-		}
+	tools, err := collect(c.AllTools(ctx))
+	if err != nil {
+		return nil, err
 	}
-	c.era().keepTools(c, tools, gen, ttl)
 	return tools, nil
+}
+
+// AllTools yields the tools as Tools lists them, fetching each page of
+// tools/list only when the loop reaches it: a loop that stops early
+// fetches no more pages. A listing walked to its end is cached as Tools
+// caches it; a cached list is yielded without a request. An error ends
+// the sequence.
+func (c *Connection) AllTools(ctx context.Context) iter.Seq2[Tool, error] {
+	return func(yield func(Tool, error) bool) {
+		if tools, ok := c.toolCache.Get(); ok {
+			for _, t := range tools {
+				if !yield(t, nil) {
+					return
+				}
+			}
+			return
+		}
+		gen := c.toolCache.Generation()
+		ttl, first := time.Duration(0), true
+		var tools []Tool
+		for raw, err := range seqHints[json.RawMessage](ctx, c, "tools/list", "tools", func(h CacheHints) {
+			if first || h.ttl() < ttl {
+				ttl, first = h.ttl(), false
+			}
+		}) {
+			if err != nil {
+				yield(Tool{}, err)
+				return
+			}
+			if t, ok := c.checkTool(raw); ok {
+				c.schemas.add([]Tool{t}, c.logger)
+				c.taskSupport.Store(t.Name, toolTaskSupport(&t))
+				tools = append(tools, t)
+				if !yield(t, nil) {
+					return
+				}
+			}
+		}
+		c.era().keepTools(c, tools, gen, ttl)
+	}
 }
 
 func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
