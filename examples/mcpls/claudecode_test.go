@@ -55,9 +55,14 @@ var writeCases = []writeCase{
 		"home/.claude.json": `{"numStartups": 3, "myOwnKey": {"a": [1, 2.50]}, "projects": {"/elsewhere": {"allowedTools": ["Bash"], "mcpServers": {"x": {"command": "x"}}}, "ROOT": {"allowedTools": ["Read"], "exampleFiles": ["a.go"], "hasTrustDialogAccepted": true}}, "mcpServers": {"u": {"command": "u"}}}`,
 	}, cmds: [][]string{{"add", "l", "--", "x"}, {"add", "-s", "user", "v", "--", "y"}, {"remove", "-s", "user", "u"}}},
 	{name: "from a subfolder", files: map[string]string{"root/sub/keep": ""}, from: "sub", cmds: [][]string{{"add", "-s", "project", "sp", "--", "x"}, {"add", "sl", "--", "x"}}},
+	{name: "env and headers in the order given, a repeated one in its first place", cmds: [][]string{
+		{"add", "z", "-e", "Z=1", "-e", "A=2", "-e", "Z=3", "--", "x"},
+		{"add", "-t", "http", "h", "https://h.example", "-H", "Z: 1", "-H", "A: 2", "-H", "Z: 3"},
+	}},
 	{name: "arguments with spaces and other scripts", cmds: [][]string{{"add", "a", "--", "my server", "--name", "Zoë 🙂", "-v"}}},
 	{name: "reset project choices", files: map[string]string{
-		"home/.claude.json": `{"projects": {"ROOT": {"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"], "enableAllProjectMcpServers": true, "keep": 1}}}`,
+		"home/.claude.json":                `{"projects": {"ROOT": {"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"], "enableAllProjectMcpServers": true, "keep": 1}}}`,
+		"root/.claude/settings.local.json": `{"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"], "other": 1}`,
 	}, cmds: [][]string{{"reset-project-choices"}}},
 	{name: "a malformed .mcp.json is not written", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"a": {"command": "x"},}}`},
 		cmds: [][]string{{"add", "-s", "project", "n", "--", "x"}}},
@@ -122,7 +127,7 @@ func (s *sandbox) servers(t *testing.T, c writeCase) map[string]string {
 		require.NoError(t, err)
 		return b
 	}
-	for _, p := range []string{filepath.Join(s.root, ".mcp.json"), filepath.Join(s.dir(c), ".mcp.json")} {
+	for _, p := range []string{filepath.Join(s.root, ".mcp.json"), filepath.Join(s.dir(c), ".mcp.json"), filepath.Join(s.root, ".claude", "settings.local.json")} {
 		if b := read(p); b != nil {
 			out[strings.TrimPrefix(p, s.root)] = canonical(t, b)
 		}

@@ -162,6 +162,7 @@ func addCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	name := c.args[0]
 	sc := &config.Server{Type: c.transport}
+	var order []string // of the -e and -H flags: Claude Code keeps it, a repeated key in its first place
 	switch c.transport {
 	case config.TypeStdio:
 		sc.Command, sc.Args = c.args[1], c.args[2:]
@@ -171,6 +172,9 @@ func addCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			if !ok || k == "" {
 				fmt.Fprintf(stderr, "mcpls: invalid environment variable %s: KEY=value\n", safe(kv))
 				return 2
+			}
+			if _, ok := sc.Env[k]; !ok {
+				order = append(order, k)
 			}
 			sc.Env[k] = v
 		}
@@ -189,13 +193,17 @@ func addCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			if sc.Headers == nil {
 				sc.Headers = map[string]string{}
 			}
-			sc.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			k = strings.TrimSpace(k)
+			if _, ok := sc.Headers[k]; !ok {
+				order = append(order, k)
+			}
+			sc.Headers[k] = strings.TrimSpace(v)
 		}
 	default:
 		fmt.Fprintf(stderr, "mcpls: invalid transport %s: stdio, sse or http\n", safe(c.transport))
 		return 2
 	}
-	change, err := config.Add(ctx, c.dir, c.scope, name, config.Entry(sc))
+	change, err := config.Add(ctx, c.dir, c.scope, name, config.Entry(sc, order...))
 	if err != nil {
 		return refusal(stderr, name, c.scope, err)
 	}

@@ -70,8 +70,10 @@ func ValidName(name string) error {
 
 // Entry returns the JSON entry `claude mcp add` writes for sc: for stdio,
 // type, command, args and env (both always); for http and sse, type,
-// url and headers (when there are some).
-func Entry(sc *Server) json.RawMessage {
+// url and headers (when there are some). Environment variables and
+// headers are in the order of order, where it names them (as Claude Code
+// keeps the order of its -e and -H flags), the others after it, sorted.
+func Entry(sc *Server, order ...string) json.RawMessage {
 	var ms []member
 	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
 	obj := func(m map[string]string) json.RawMessage {
@@ -79,7 +81,18 @@ func Entry(sc *Server) json.RawMessage {
 		for k := range m {
 			keys = append(keys, k)
 		}
-		slices.Sort(keys)
+		slices.SortFunc(keys, func(a, b string) int {
+			ia, ib := slices.Index(order, a), slices.Index(order, b)
+			switch {
+			case ia >= 0 && ib >= 0:
+				return ia - ib
+			case ia >= 0:
+				return -1
+			case ib >= 0:
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
 		var inner []member
 		for _, k := range keys {
 			inner = append(inner, member{k, str(m[k])})
@@ -275,6 +288,9 @@ func (t *target) editOnce(decide func(servers *objectSpan, doc io.ReaderAt) ([]j
 	splices, err := plan(doc, size, spans, edits)
 	if err != nil {
 		return err
+	}
+	if len(splices) == 0 {
+		return nil // nothing changes: the file is not written (nor made)
 	}
 	return safefile.WriteWith(t.dir, t.name, &safefile.WriteOptions{
 		Mode: t.mode, Private: t.private,
@@ -481,23 +497,27 @@ func ScopesOf(dir, name string) ([]Scope, error) {
 // project servers (.mcp.json) of dir's project, as `claude mcp
 // reset-project-choices` does: enabledMcpjsonServers,
 // disabledMcpjsonServers and enableAllProjectMcpServers leave the
-// project's entry of ~/.claude.json.
+// project's entry of ~/.claude.json and the project's
+// .claude/settings.local.json (where SaveApproval writes them). A file
+// that has none of them is not written.
 func ResetProjectChoices(ctx context.Context, dir string) (*Change, error) {
 	t, err := targetOf(dir, ScopeLocal)
 	if err != nil {
 		return nil, err
 	}
-	entry := t.path[:2]
-	t.path = entry
-	err = t.edit(ctx, func(project *objectSpan, _ io.ReaderAt) ([]jsonEdit, error) {
-		var edits []jsonEdit
-		for _, k := range []string{"enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers"} {
-			edits = append(edits, jsonEdit{path: entry, name: k})
+	local := &target{dir: filepath.Join(t.project, ".claude"), name: "settings.local.json", mode: 0o600, private: true}
+	t.path = t.path[:2] // the project's entry
+	for _, t := range []*target{t, local} {
+		err := t.edit(ctx, func(*objectSpan, io.ReaderAt) ([]jsonEdit, error) {
+			var edits []jsonEdit
+			for _, k := range []string{"enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers"} {
+				edits = append(edits, jsonEdit{path: t.path, name: k})
+			}
+			return edits, nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return edits, nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	return &Change{Scope: ScopeLocal, File: t.file(), Project: t.project}, nil
 }

@@ -182,6 +182,9 @@ func TestWritesInEachScope(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotContains(t, string(b), "enabledMcpjsonServers")
 		assert.Contains(t, string(b), "s-local", "the rest stays")
+		b, err = os.ReadFile(filepath.Join(project, ".claude", "settings.local.json"))
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "enabledMcpjsonServers", "nor in the project's own settings, where SaveApproval wrote it")
 	})
 }
 
