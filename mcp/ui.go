@@ -2,12 +2,16 @@ package mcp
 
 // MCP Apps (io.modelcontextprotocol/ui): the metadata that ties a tool to
 // a view, a ui:// resource a host renders, and what the view may reach.
+// It is read by exact key, as the hosts of the extension read it: a
+// "Visibility" is not a "visibility", and a key given twice is an error.
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // ExtensionUI names the MCP Apps extension. A client declares it (see
@@ -58,7 +62,7 @@ func (t *Tool) UI() (*ToolUI, error) {
 		UI     json.RawMessage `json:"ui"`
 		Legacy *string         `json:"ui/resourceUri"`
 	}
-	if err := json.Unmarshal(t.Meta, &meta); err != nil {
+	if err := jsonv2.Unmarshal(t.Meta, &meta); err != nil {
 		return nil, fmt.Errorf("mcp: tool %q: %w: _meta: %v", t.Name, ErrBadResult, err)
 	}
 	if (len(meta.UI) == 0 || string(meta.UI) == "null") && meta.Legacy == nil {
@@ -66,7 +70,7 @@ func (t *Tool) UI() (*ToolUI, error) {
 	}
 	var ui ToolUI
 	if len(meta.UI) > 0 && string(meta.UI) != "null" {
-		if err := json.Unmarshal(meta.UI, &ui); err != nil {
+		if err := jsonv2.Unmarshal(meta.UI, &ui); err != nil {
 			return nil, fmt.Errorf("mcp: tool %q: %w: _meta.ui: %v", t.Name, ErrBadResult, err)
 		}
 	}
@@ -128,7 +132,7 @@ func (rc *ResourceContents) UI() (*ResourceUI, error) {
 	var meta struct {
 		UI *ResourceUI `json:"ui"`
 	}
-	if err := json.Unmarshal(rc.Meta, &meta); err != nil {
+	if err := jsonv2.Unmarshal(rc.Meta, &meta); err != nil {
 		return nil, fmt.Errorf("mcp: resource %q: %w: _meta.ui: %v", rc.URI, ErrBadResult, err)
 	}
 	return meta.UI, nil

@@ -34,6 +34,9 @@ func TestAToolsUIIsReadAsTheSpecWritesIt(t *testing.T) {
 		{"a visibility it does not know", `{"ui":{"visibility":["everyone"]}}`, nil, true, false, false},
 		{"a resource that is not ui://", `{"ui":{"resourceUri":"https://evil.example/v.html"}}`, nil, true, false, false},
 		{"a _meta that is not an object", `[1]`, nil, true, false, false},
+		{"a key in another case is not the key", `{"ui":{"resourceUri":"ui://a/v.html","Visibility":["app"]}}`, &mcp.ToolUI{ResourceURI: "ui://a/v.html"}, false, true, true},
+		{"nor is UI ui", `{"UI":{"visibility":["app"]}}`, nil, false, true, true},
+		{"a key given twice", `{"ui":{"visibility":["app"],"visibility":["model","app"]}}`, nil, true, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

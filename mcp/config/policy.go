@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/mcplug/mcplug/internal/managedpath"
 	"github.com/mcplug/mcplug/internal/safefile"
 )
@@ -73,7 +75,9 @@ func LoadPolicy() (*Policy, error) {
 			Allowed *[]PolicyEntry `json:"allowedMcpServers"`
 			Denied  []PolicyEntry  `json:"deniedMcpServers"`
 		}
-		if err := json.Unmarshal(b, &s); err != nil {
+		// By exact key, as Claude Code reads it; a key given twice is an
+		// error, which allows nothing.
+		if err := jsonv2.Unmarshal(b, &s); err != nil {
 			return nil, &Error{File: managedSettingsFile(), Err: err}
 		}
 		for _, list := range [][]PolicyEntry{deref(s.Allowed), s.Denied} {

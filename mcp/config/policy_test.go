@@ -34,6 +34,7 @@ func TestThePolicyAllowsAsClaudeCodeDoes(t *testing.T) {
 		{"a host * spans dots", `{"allowedMcpServers":[{"serverUrl":"https://*.example/*"}]}`, []string{"byurl"}},
 		{"URL entries leave stdio servers to names", `{"allowedMcpServers":[{"serverUrl":"https://api.corp.example/*"},{"serverName":"other"}]}`, []string{"byurl", "other"}},
 		{"no policy", ``, []string{"byname", "bycmd", "byurl", "other", "denied"}},
+		{"keys read exactly, as Claude Code reads them", `{"AllowedMcpServers":[],"deniedMcpServers":[{"serverName":"other"}]}`, []string{"byname", "bycmd", "byurl", "denied"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
