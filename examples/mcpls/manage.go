@@ -12,10 +12,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/redact"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/config"
 )
@@ -323,24 +323,14 @@ func getCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, "  Command: %s\n", safe(sc.Command))
 		fmt.Fprintf(stdout, "  Args: %s\n", safe(strings.Join(sc.Args, " ")))
 		fmt.Fprintln(stdout, "  Environment:")
-		keys := make([]string, 0, len(sc.Env))
-		for k := range sc.Env {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sorted(sc.Env) {
 			fmt.Fprintf(stdout, "    %s=%s\n", safe(k), safe(sc.Env[k]))
 		}
 	} else {
-		fmt.Fprintf(stdout, "  URL: %s\n", safe(sc.URL))
+		fmt.Fprintf(stdout, "  URL: %s\n", safe(redact.URL(sc.URL)))
 		if len(sc.Headers) > 0 {
 			fmt.Fprintln(stdout, "  Headers:")
-			keys := make([]string, 0, len(sc.Headers))
-			for k := range sc.Headers {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
+			for _, k := range sorted(sc.Headers) {
 				fmt.Fprintf(stdout, "    %s: %s\n", safe(k), safe(redacted(k, sc.Headers[k])))
 			}
 		}

@@ -398,10 +398,14 @@ func TestAHostileViewIsRefusedAndHarmsNothing(t *testing.T) {
 	assert.Greater(t, report["busy"], 0.0, "a flood is refused")
 	assert.Greater(t, report["ok"], 0.0, "within the budget, answered")
 	assert.Zero(t, r.forbidden.Load(), "nothing reached the undeclared origin")
-	var refused []string
+	var refused map[string]int
 	r.eval(t, `mcplugPage.refused`, &refused)
-	assert.Contains(t, refused, "not a JSON-RPC 2.0 message")
-	assert.Contains(t, refused, "too many messages")
+	assert.Positive(t, refused["not a JSON-RPC 2.0 message"])
+	assert.Positive(t, refused["too many messages"])
+	var kept struct{ Log, Lines int }
+	r.eval(t, `({log: mcplugPage.view.log.length, lines: document.getElementById("log").childElementCount})`, &kept)
+	assert.LessOrEqual(t, kept.Log, 500, "a flood does not grow the page without end")
+	assert.LessOrEqual(t, kept.Lines, 200)
 	r.screenshot(t, "hostile")
 
 	// Neither the page nor the connection is hurt: another view opens

@@ -63,9 +63,9 @@ func newConfig(c Config) *httpConfig {
 type httpConfig struct {
 	target string // the server's URL, as the transport was given it
 
-	// proto is the HTTP version of the last response ("1.1", "2"), for
-	// telemetry; nil before the first.
-	proto atomic.Pointer[string]
+	// proto is the HTTP version of the last response, major<<8 | minor,
+	// for telemetry; 0 before the first.
+	proto atomic.Int32
 
 	// rawURL parsed, when it is an http(s) URL: the requests to it share
 	// url, which nothing changes.
@@ -168,30 +168,24 @@ func (c *httpConfig) do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, redact.Err(err)
 	}
-	if old := c.proto.Load(); old == nil || !sameProto(*old, resp) {
-		v := strconv.Itoa(resp.ProtoMajor)
-		if resp.ProtoMajor < 2 {
-			v += "." + strconv.Itoa(resp.ProtoMinor)
-		}
-		c.proto.Store(&v)
-	}
+	c.proto.Store(int32(resp.ProtoMajor&0xff)<<8 | int32(resp.ProtoMinor&0xff))
 	return resp, nil
-}
-
-func sameProto(v string, resp *http.Response) bool {
-	if resp.ProtoMajor >= 2 {
-		return v == strconv.Itoa(resp.ProtoMajor)
-	}
-	return v == strconv.Itoa(resp.ProtoMajor)+"."+strconv.Itoa(resp.ProtoMinor)
 }
 
 // HTTPVersion is the HTTP version of the server's last response ("1.1",
 // "2"), "" before the first.
 func (c *httpConfig) HTTPVersion() string {
-	if v := c.proto.Load(); v != nil {
-		return *v
+	v := c.proto.Load()
+	switch major, minor := int(v>>8), int(v&0xff); {
+	case v == 0:
+		return ""
+	case v == 1<<8|1:
+		return "1.1"
+	case major >= 2:
+		return strconv.Itoa(major)
+	default:
+		return strconv.Itoa(major) + "." + strconv.Itoa(minor)
 	}
-	return ""
 }
 
 func (c *httpConfig) statusError(resp *http.Response) error {

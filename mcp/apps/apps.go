@@ -387,7 +387,7 @@ func (h *Host) open(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	s.csp, dropped = policy(csp)
 	for _, d := range dropped {
-		h.logger.Warn("apps: a view's CSP names a source that is not an origin; left out", "server", tool.Server, "view", view.URI, "source", d)
+		h.logger.Warn("apps: a view's CSP names a source that is not an origin; left out", "server", tool.Server, "view", view.URI, "source", logged(d))
 	}
 	s.allow = allowList(perms)
 	h.add(s)

@@ -401,3 +401,26 @@ func TestThePageAnswersOnlyToItsOwnNames(t *testing.T) {
 		})
 	}
 }
+
+// What a view chooses is cut before it reaches a log line.
+func TestALogLineCarriesLittleOfWhatAViewSent(t *testing.T) {
+	var mu sync.Mutex
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(b)
+	}), nil))
+	f := newFixture(t, "", &apps.Options{Logger: logger})
+	o := f.open(t)
+	a := f.rpc(t, o.ID, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": strings.Repeat("x", 100_000)}})
+	require.NotNil(t, a.Error)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, logs.String(), "a view called a tool it may not")
+	assert.Less(t, logs.Len(), 2000)
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

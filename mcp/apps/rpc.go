@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 
 	"github.com/mcplug/mcplug/mcp"
 )
@@ -42,7 +44,7 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := readBody(r)
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +88,7 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 		res, err := h.m.CallAppTool(ctx, s.info.Server, p.Name, args)
 		switch {
 		case errors.Is(err, mcp.ErrNotForApps), errors.Is(err, mcp.ErrUnknownTool):
-			h.logger.Warn("apps: a view called a tool it may not", "server", s.info.Server, "view", s.info.URI, "tool", p.Name)
+			h.logger.Warn("apps: a view called a tool it may not", "server", s.info.Server, "view", s.info.URI, "tool", logged(p.Name))
 			return fail(m.ID, CodeNotAllowed, "%v", err)
 		case err != nil:
 			return fail(m.ID, CodeInternalError, "%v", err)
@@ -156,10 +158,10 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
-func readBody(r *http.Request) ([]byte, error) {
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(r.Body); err != nil {
-		return nil, err
+// logged is a string a view or a server chose, cut for a log line.
+func logged(s string) string {
+	if len(s) > 200 {
+		return strings.ToValidUTF8(s[:200], "") + "…"
 	}
-	return buf.Bytes(), nil
+	return s
 }

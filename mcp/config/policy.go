@@ -17,6 +17,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/mcplug/mcplug/internal/managedpath"
+	"github.com/mcplug/mcplug/internal/redact"
 	"github.com/mcplug/mcplug/internal/safefile"
 )
 
@@ -211,9 +212,10 @@ func (p *Policy) Allows(sc *Server) (bool, string) {
 	case len(p.Allowed) == 0:
 		return false, "allowedMcpServers is empty"
 	case byKind && stdio:
-		return false, "allowedMcpServers has no serverCommand entry for " + strings.Join(append([]string{sc.Command}, sc.Args...), " ")
+		// The command only: its arguments may carry a secret.
+		return false, fmt.Sprintf("allowedMcpServers has no serverCommand entry for the command %s with its %d arguments", sc.Command, len(sc.Args))
 	case byKind:
-		return false, "allowedMcpServers has no serverUrl entry matching " + sc.URL
+		return false, "allowedMcpServers has no serverUrl entry matching " + redact.URL(sc.URL)
 	}
 	return false, fmt.Sprintf("allowedMcpServers does not name %q", sc.Name)
 }

@@ -56,6 +56,19 @@ func TestThePolicyAllowsAsClaudeCodeDoes(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+	t.Run("why a server is refused carries no argument or query", func(t *testing.T) {
+		dir := t.TempDir()
+		config.SetManagedDir(t, dir)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "managed-settings.json"), []byte(`{"allowedMcpServers":[{"serverCommand":["x"]},{"serverUrl":"https://ok.example/*"}]}`), 0o644))
+		p, err := config.LoadPolicy()
+		require.NoError(t, err)
+		_, why := p.Allows(&config.Server{Name: "s", Type: config.TypeStdio, Command: "node", Args: []string{"--token", "s3cret"}})
+		assert.Contains(t, why, "node")
+		assert.NotContains(t, why, "s3cret")
+		_, why = p.Allows(&config.Server{Name: "r", Type: config.TypeHTTP, URL: "https://evil.example/mcp?key=s3cret"})
+		assert.Contains(t, why, "evil.example")
+		assert.NotContains(t, why, "s3cret")
+	})
 	t.Run("a policy entry with two kinds is an error", func(t *testing.T) {
 		dir := t.TempDir()
 		config.SetManagedDir(t, dir)

@@ -32,14 +32,20 @@ import (
 	v0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
 	"github.com/modelcontextprotocol/registry/pkg/model"
 
+	"github.com/mcplug/mcplug/internal/redact"
 	"github.com/mcplug/mcplug/mcp/config"
 )
 
 // DefaultURL is the official MCP Registry.
 const DefaultURL = "https://registry.modelcontextprotocol.io"
 
-// MaxResponseSize bounds an answer of a registry, in bytes.
-const MaxResponseSize = 8 << 20
+// MaxResponseSize bounds an answer of a registry, in bytes; MaxInputs the
+// inputs one server may ask the user for (a server asking for more is
+// refused).
+const (
+	MaxResponseSize = 8 << 20
+	MaxInputs       = 64
+)
 
 // Errors of the registry and of the mapping, matched with errors.Is.
 var (
@@ -75,24 +81,24 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, out any
 	}
 	res, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("registry: %w", err)
+		return fmt.Errorf("registry: %w", redact.Err(err))
 	}
 	defer res.Body.Close()
 	if res.StatusCode == http.StatusNotFound {
 		return ErrNotFound
 	}
 	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("registry: %s: %s", u, res.Status)
+		return fmt.Errorf("registry: %s: %s", redact.URL(u), res.Status)
 	}
 	b, err := io.ReadAll(io.LimitReader(res.Body, MaxResponseSize+1))
 	if err != nil {
 		return fmt.Errorf("registry: %w", err)
 	}
 	if len(b) > MaxResponseSize {
-		return fmt.Errorf("registry: %s: the answer is larger than %d bytes", u, MaxResponseSize)
+		return fmt.Errorf("registry: %s: the answer is larger than %d bytes", redact.URL(u), MaxResponseSize)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("registry: %s: %w", u, err)
+		return fmt.Errorf("registry: %s: %w", redact.URL(u), err)
 	}
 	return nil
 }
@@ -215,6 +221,9 @@ func PlanFor(s *v0.ServerJSON, opts *Options) (*Plan, error) {
 			why = append(why, "it has no packages and no remotes")
 		}
 		return nil, fmt.Errorf("%w %s: %s", ErrUnsupported, s.Name, strings.Join(why, "; "))
+	}
+	if len(p.Inputs) > MaxInputs {
+		return nil, fmt.Errorf("%w %s: it asks for %d inputs, more than %d", ErrUnsupported, s.Name, len(p.Inputs), MaxInputs)
 	}
 	return p, nil
 }

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	v0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
+	"github.com/modelcontextprotocol/registry/pkg/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -85,6 +87,14 @@ func emptyNil(m map[string]string) map[string]string {
 	return m
 }
 
+func tooMany(t *testing.T) *v0.ServerJSON {
+	s := example(t, "npm")
+	for i := range registry.MaxInputs {
+		s.Packages[0].EnvironmentVariables = append(s.Packages[0].EnvironmentVariables, model.KeyValueInput{Name: fmt.Sprint("V", i)})
+	}
+	return s
+}
+
 func TestWhatCannotBeInstalledIsRefusedWithAReason(t *testing.T) {
 	noVersion := example(t, "npm")
 	noVersion.Packages[0].Version = ""
@@ -100,6 +110,7 @@ func TestWhatCannotBeInstalledIsRefusedWithAReason(t *testing.T) {
 		{"an npm package without a version", noVersion, "has no version"},
 		{"an image without a tag", untagged, "has no tag"},
 		{"nothing to run", &v0.ServerJSON{Name: "io.x/empty"}, "no packages and no remotes"},
+		{"too many questions", tooMany(t), "asks for 65 inputs, more than 64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,6 +192,13 @@ func TestTheClientReadsARegistry(t *testing.T) {
 		defer big.Close()
 		_, err := (&registry.Client{BaseURL: big.URL}).Get(ctx, "a/b", "")
 		assert.ErrorContains(t, err, "larger than")
+	})
+	t.Run("an error quotes no query of the registry's URL", func(t *testing.T) {
+		_, err := (&registry.Client{BaseURL: srv.URL + "/nowhere?key=s3cret"}).Get(ctx, "a/b", "1")
+		require.Error(t, err)
+		_, err = (&registry.Client{BaseURL: "http://127.0.0.1:1/x?key=s3cret"}).Get(ctx, "a/b", "1")
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), "s3cret")
 	})
 	t.Run("an answer for another server is refused", func(t *testing.T) {
 		_, err := (&registry.Client{BaseURL: srv.URL + "/v0.1/servers/io.github.example%2Fweather-mcp/versions/latest#"}).Get(ctx, "a/b", "")

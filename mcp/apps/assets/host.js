@@ -14,6 +14,7 @@ const PROTOCOL_VERSION = "2026-01-26";
 const MAX_HEIGHT = 6000; // px: a view cannot grow past it
 const TEARDOWN_WAIT = 2000; // ms a view has to answer ui/resource-teardown
 const RATE = 100, BURST = 200; // messages a view may send a second
+const MAX_LOG = 500; // entries of a view's log kept, the latest
 
 class McpAppsHost {
   // opts: api (URL of the Go host's API), token (its key), sandboxOrigin;
@@ -66,7 +67,7 @@ class McpAppView {
     this.refused = 0;
     this.tokens = BURST;
     this.last = performance.now();
-    this.log = []; // every message, both ways, for a page (or a test) to see
+    this.log = []; // the latest messages, both ways, for a page (or a test) to see
 
     const frame = document.createElement("iframe");
     frame.src = info.sandbox;
@@ -86,10 +87,17 @@ class McpAppView {
     container.appendChild(frame);
   }
 
+  // record adds to the log, forgetting the oldest past MAX_LOG: a view
+  // that floods must not grow the page without end.
+  record(entry) {
+    this.log.push(entry);
+    if (this.log.length > MAX_LOG) this.log.splice(0, this.log.length - MAX_LOG);
+  }
+
   // send posts a message to the view, through the proxy.
   send(msg) {
     if (this.closed || !this.frame.contentWindow) return;
-    this.log.push({ to: "view", msg });
+    this.record({ to: "view", msg });
     this.frame.contentWindow.postMessage(msg, this.sandboxOrigin);
   }
 
@@ -113,7 +121,7 @@ class McpAppView {
 
   refuse(reason, data) {
     this.refused++;
-    this.log.push({ refused: reason });
+    this.record({ refused: reason });
     if (this.host.opts.onRefused) this.host.opts.onRefused(this, reason, data);
   }
 
@@ -141,7 +149,7 @@ class McpAppView {
       this.refuse("too many messages");
       return;
     }
-    this.log.push({ from: "view", msg });
+    this.record({ from: "view", msg });
     if (typeof msg.method !== "string") { // an answer to one of ours
       const p = this.pending.get(msg.id);
       if (!p) { this.refuse("an answer to no request"); return; }

@@ -9,10 +9,12 @@
     line.textContent = text;
     if (cls) line.className = cls;
     $("log").appendChild(line);
+    while ($("log").childElementCount > 200) $("log").firstElementChild.remove();
     $("log").scrollTop = $("log").scrollHeight;
   };
   const text = (content) => (content || []).filter((c) => c.type === "text").map((c) => c.text).join(" ");
-  const page = { messages: [], refused: [], links: [], view: null, selected: null };
+  const page = { messages: [], refused: {}, links: [], view: null, selected: null }; // refused: a count by reason
+  const keep = (list, item) => { list.push(item); if (list.length > 100) list.shift(); }; // the latest 100
   window.mcplugPage = page;
 
   let answer = null; // resolves the open-link question
@@ -23,12 +25,12 @@
     api: "api",
     token: cfg.token,
     sandboxOrigin: cfg.sandboxOrigin,
-    onMessage: (view, p) => { page.messages.push(p); say("view says: " + text(p && p.content)); },
+    onMessage: (view, p) => { keep(page.messages, p); say("view says: " + text(p && p.content)); },
     onModelContext: (view, p) => say("model context: " + (text(p && p.content) || JSON.stringify(p && p.structuredContent))),
     onLog: (view, p) => say("log (" + (p.level || "info") + "): " + (typeof p.data === "string" ? p.data : JSON.stringify(p.data))),
-    onRefused: (view, reason) => { page.refused.push(reason); say("refused: " + reason, "err"); },
+    onRefused: (view, reason) => { page.refused[reason] = (page.refused[reason] || 0) + 1; say("refused: " + reason, "err"); },
     onOpenLink: (view, url) => new Promise((resolve) => {
-      page.links.push(url);
+      keep(page.links, url);
       $("ask-text").textContent = "The view asks to open " + url;
       $("ask").classList.add("open");
       answer = resolve;
