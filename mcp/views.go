@@ -85,7 +85,12 @@ func (m *Manager) AppTools(ctx context.Context) ([]AppTool, error) {
 	if err := m.Connect(ctx); err != nil && (ctx.Err() != nil || m.isClosed()) {
 		return nil, err
 	}
-	_, routes := m.table()
+	m.mu.Lock()
+	routes := m.routes // the table of the last change, when it is current
+	m.mu.Unlock()
+	if routes == nil {
+		_, routes = m.table()
+	}
 	exposed := make(map[route]string, len(routes))
 	for name, r := range routes {
 		exposed[r] = name
