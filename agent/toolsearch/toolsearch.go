@@ -19,13 +19,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
-	"maps"
 	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
@@ -99,17 +99,38 @@ func New(tools []mcp.Tool) *Index {
 	for i, d := range weighAll(tools, missing, stems) {
 		docs[keys[missing[i]]] = d
 	}
+	// Count each term's tools first, so that all postings share one array.
+	var df []int32
+	ids := make([][]int32, len(tools)) // per tool: the ids of its terms
+	all := 0
+	for i := range tools {
+		d := docs[keys[i]]
+		ids[i] = make([]int32, len(d.terms))
+		for j, tw := range d.terms {
+			id, ok := idx.termIDs[tw.term]
+			if !ok {
+				id = int32(len(df))
+				idx.termIDs[tw.term] = id
+				df = append(df, 0)
+			}
+			df[id]++
+			ids[i][j] = id
+		}
+		all += len(d.terms)
+	}
+	backing := make([]posting, all)
+	idx.postings = make([][]posting, len(df))
+	at := 0
+	for id, n := range df {
+		idx.postings[id] = backing[at : at : at+int(n)]
+		at += int(n)
+	}
 	total := 0.0
 	for i, t := range tools {
 		idx.byName[t.Name] = i
 		d := docs[keys[i]]
-		for _, tw := range d.terms {
-			id, ok := idx.termIDs[tw.term]
-			if !ok {
-				id = int32(len(idx.postings))
-				idx.termIDs[tw.term] = id
-				idx.postings = append(idx.postings, nil)
-			}
+		for j, tw := range d.terms {
+			id := ids[i][j]
 			idx.postings[id] = append(idx.postings[id], posting{doc: int32(i), tf: tw.tf})
 		}
 		idx.length[i] = d.length
@@ -122,34 +143,55 @@ func New(tools []mcp.Tool) *Index {
 }
 
 // weighAll weighs the tools of which, on as many goroutines as there are
-// processors for a list long enough to be worth it; stems is read by all
-// and added to once they are done.
+// processors for a list long enough to be worth it, each a run of tools
+// of its own (tools of one server share their words, and a word met by
+// two goroutines at once is stemmed twice); stems is shared by all.
 func weighAll(tools []mcp.Tool, which []int, stems map[string]string) []doc {
 	out := make([]doc, len(which))
+	shared := &sharedStems{m: stems}
 	workers := min(runtime.GOMAXPROCS(0), len(which)/128)
 	if workers <= 1 {
-		var sc tfScratch
+		sc := tfScratch{stems: shared}
 		for i, w := range which {
-			out[i] = sc.weigh(&tools[w], stems)
+			out[i] = sc.weigh(&tools[w])
 		}
 		return out
 	}
-	learnt := make([]map[string]string, workers)
 	var wg sync.WaitGroup
 	for k := range workers {
+		from, to := k*len(which)/workers, (k+1)*len(which)/workers
 		wg.Go(func() {
-			sc := tfScratch{stems: stems, learnt: make(map[string]string, wordsHint/workers)}
-			for i := k; i < len(which); i += workers {
-				out[i] = sc.weigh(&tools[which[i]], nil)
+			sc := tfScratch{stems: shared}
+			for i := from; i < to; i++ {
+				out[i] = sc.weigh(&tools[which[i]])
 			}
-			learnt[k] = sc.learnt
 		})
 	}
 	wg.Wait()
-	for _, m := range learnt {
-		maps.Copy(stems, m)
-	}
 	return out
+}
+
+// sharedStems is a cache of stems by lower-case word that the goroutines
+// of a build share.
+type sharedStems struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// stem is the stem of the lower-case word lw, from the cache or by st
+// (outside the lock, so that goroutines stem at once).
+func (c *sharedStems) stem(lw string, st *stemmer) string {
+	c.mu.Lock()
+	stem, ok := c.m[lw]
+	c.mu.Unlock()
+	if ok {
+		return stem
+	}
+	stem = st.stem(lw)
+	c.mu.Lock()
+	c.m[strings.Clone(lw)] = stem // lw may be part of a tool's text, which the cache must not keep
+	c.mu.Unlock()
+	return stem
 }
 
 // doc is what a tool weighs in the index: its terms with their weighted
@@ -166,14 +208,13 @@ type termWeight struct {
 
 // tfScratch is the memory weigh reuses from one tool to the next.
 type tfScratch struct {
-	words   map[string]int32 // a word as written → its place in terms (-1 when left out), in this build
-	terms   []string         // the stems met in this build
-	tf      []float64        // per place in terms: its weight in the tool being weighed
-	ordered []int32          // the places in terms the tool being weighed has, in order met
-	// stems and learnt, when set, stand for weigh's stems: a cache read
-	// by several goroutines at once, and the stems learnt beside it.
-	stems, learnt map[string]string
-	places        map[string]int32 // a stem → its place in terms
+	words   wordTable // a word as written → its place in terms (-1 when left out), in this build
+	terms   []string  // the stems met in this build
+	tf      []float64 // per place in terms: its weight in the tool being weighed
+	ordered []int32   // the places in terms the tool being weighed has, in order met
+	stems   *sharedStems
+	places  map[string]int32 // a stem → its place in terms
+	stemmer stemmer
 
 	// what arguments reuses
 	dec          *jsontext.Decoder
@@ -183,9 +224,10 @@ type tfScratch struct {
 }
 
 // weigh splits and weighs the fields of t.
-func (sc *tfScratch) weigh(t *mcp.Tool, stems map[string]string) doc {
-	if sc.words == nil {
-		sc.words, sc.places = make(map[string]int32, wordsHint), make(map[string]int32, wordsHint)
+func (sc *tfScratch) weigh(t *mcp.Tool) doc {
+	if sc.places == nil {
+		sc.words.init(wordsHint)
+		sc.places = make(map[string]int32, wordsHint)
 	}
 	var d doc
 	add := func(text string, w float64) {
@@ -193,9 +235,11 @@ func (sc *tfScratch) weigh(t *mcp.Tool, stems map[string]string) doc {
 			text = text[:maxTextBytes]
 		}
 		eachWord(text, func(word string) {
-			at, ok := sc.words[word]
+			h := sc.words.hash(word)
+			at, ok := sc.words.get(h)
 			if !ok {
-				at = sc.learn(word, stems)
+				at = sc.learn(word)
+				sc.words.put(h, at)
 			}
 			if at < 0 {
 				return
@@ -227,17 +271,11 @@ func (sc *tfScratch) weigh(t *mcp.Tool, stems map[string]string) doc {
 
 // learn finds the stem of a word met for the first time in this build and
 // gives its place in sc.terms (-1 for a word left out).
-func (sc *tfScratch) learn(word string, stems map[string]string) int32 {
-	stem, ok := sc.stems[word]
-	if !ok {
-		if sc.learnt != nil {
-			stem = stemOf(word, sc.learnt)
-		} else {
-			stem = stemOf(word, stems)
-		}
-	}
+func (sc *tfScratch) learn(word string) int32 {
+	stem := sc.stems.stem(strings.ToLower(word), &sc.stemmer) // ToLower gives word itself when it has no capitals
 	at := int32(-1)
 	if stem != "" {
+		var ok bool
 		if at, ok = sc.places[stem]; !ok {
 			at = int32(len(sc.terms))
 			sc.places[stem] = at
@@ -245,8 +283,70 @@ func (sc *tfScratch) learn(word string, stems map[string]string) int32 {
 			sc.tf = append(sc.tf, 0)
 		}
 	}
-	sc.words[word] = at // a substring of a tool's text, kept only while this build lasts
 	return at
+}
+
+// wordTable maps words to places by a 64-bit hash of the word with a
+// seed of its own: two words are taken for one only if their hashes
+// collide, which for the few thousand words of a build is as likely as
+// 1 in 10^12, and a server cannot aim for it without knowing the seed
+// (docKey makes the same bet). It is an open-addressed table: cheaper
+// than a map of strings for the tens of thousands of words a build
+// looks up.
+type wordTable struct {
+	seed  maphash.Seed
+	slots []wordSlot // a power of two long, at most half full
+	n     int
+}
+
+type wordSlot struct {
+	h  uint64 // 0 for an empty slot
+	at int32
+}
+
+func (t *wordTable) init(n int) {
+	t.seed = maphash.MakeSeed()
+	t.slots = make([]wordSlot, 2*n)
+	t.n = 0
+}
+
+// hash is the key of word: never 0.
+func (t *wordTable) hash(word string) uint64 { return maphash.String(t.seed, word) | 1 }
+
+func (t *wordTable) get(h uint64) (int32, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch t.slots[i].h {
+		case h:
+			return t.slots[i].at, true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// put adds the key h, not in t.
+func (t *wordTable) put(h uint64, at int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]wordSlot, 2*len(old))
+		for _, s := range old {
+			if s.h != 0 {
+				t.place(s)
+			}
+		}
+	}
+	t.place(wordSlot{h, at})
+	t.n++
+}
+
+func (t *wordTable) place(s wordSlot) {
+	mask := uint64(len(t.slots) - 1)
+	i := s.h & mask
+	for t.slots[i].h != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
 }
 
 // docKey tells apart tools whose indexed fields differ.
@@ -404,37 +504,39 @@ func (idx *Index) Search(query string, k int) []Result {
 
 // Terms splits text into the index's terms: words split at case changes,
 // digits and non-letters, lower-cased, stemmed, common words left out.
-func Terms(text string) []string { return terms(text, nil) }
-
-// terms is Terms, with stems remembered in cache when it is not nil.
-func terms(text string, cache map[string]string) []string {
+func Terms(text string) []string {
 	if len(text) > maxTextBytes {
 		text = text[:maxTextBytes]
 	}
 	var out []string
+	var st stemmer
 	eachWord(text, func(w string) {
-		if stem := stemOf(w, cache); stem != "" {
+		if stem := st.stem(strings.ToLower(w)); stem != "" {
 			out = append(out, stem)
 		}
 	})
 	return out
 }
 
-// stemOf is the term of the word w as written: lower-cased and stemmed,
-// or "" for a word left out (shorter than two letters, or common); cache,
-// when not nil, remembers it.
-func stemOf(w string, cache map[string]string) string {
-	if stem, ok := cache[w]; ok {
-		return stem
-	}
+// stemmer stems words with one Snowball environment, reused.
+type stemmer struct{ env *snowballstem.Env }
+
+// stem is the term of the lower-case word lw: stemmed, or "" for a word
+// left out (shorter than two letters, or common).
+func (st *stemmer) stem(lw string) string {
 	stem := ""
-	if lw := strings.ToLower(w); len(lw) >= 2 && !isStopWord(lw) {
-		env := snowballstem.NewEnv(lw)
-		english.Stem(env)
-		stem = env.Current()
-	}
-	if cache != nil {
-		cache[strings.Clone(w)] = stem // w is part of a tool's text, which the cache must not keep
+	switch {
+	case len(lw) < 2 || isStopWord(lw):
+	case len(lw) == 2 || asciiClass[lw[0]&0x7f] == digit:
+		stem = lw // what Snowball English leaves as it is: two letters, or digits
+	default:
+		if st.env == nil {
+			st.env = snowballstem.NewEnv(lw)
+		} else {
+			st.env.SetCurrent(lw)
+		}
+		english.Stem(st.env)
+		stem = st.env.Current()
 	}
 	return stem
 }
@@ -442,82 +544,25 @@ func stemOf(w string, cache map[string]string) string {
 // eachWord calls fn with the words of s, substrings of it: s is split at
 // non-letters and non-digits, and within a run of letters at a change
 // from lower to upper case ("pullRequest", and "HTTPServer" as HTTP,
-// Server) and between letters and digits.
+// Server) and between letters and digits. ASCII is read a byte at a
+// time through a table; other runes are classed by package unicode.
 func eachWord(s string, fn func(string)) {
-	if isASCII(s) {
-		eachASCIIWord(s, fn)
-		return
-	}
-	start := -1
-	var prev, prevPrev rune
-	prevAt := 0 // where prev began
-	for i, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			if start >= 0 {
-				fn(s[start:i])
-			}
-			start = -1
-			prev, prevPrev = 0, 0
-			continue
+	start, prevAt := -1, 0 // where the word and prev began
+	prev, prevPrev := other, other
+	for i := 0; i < len(s); {
+		c, size := asciiClass[s[i]&0x7f], 1
+		if s[i] >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			c = classOf(r)
 		}
-		switch {
-		case start < 0:
-			start = i
-		case unicode.IsDigit(r) != unicode.IsDigit(prev):
-			fn(s[start:i])
-			start = i
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			fn(s[start:i])
-			start = i
-		case unicode.IsUpper(prev) && unicode.IsLower(r) && prevAt > start && unicode.IsUpper(prevPrev):
-			// "HTTPServer": the last capital begins the next word.
-			fn(s[start:prevAt])
-			start = prevAt
-		}
-		prevPrev, prev, prevAt = prev, r, i
-	}
-	if start >= 0 {
-		fn(s[start:])
-	}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// eachASCIIWord is eachWord for ASCII text, a byte at a time.
-func eachASCIIWord(s string, fn func(string)) {
-	const (
-		other = iota
-		lower
-		upper
-		digit
-	)
-	class := func(c byte) int {
-		switch {
-		case 'a' <= c && c <= 'z':
-			return lower
-		case 'A' <= c && c <= 'Z':
-			return upper
-		case '0' <= c && c <= '9':
-			return digit
-		}
-		return other
-	}
-	start, prev, prevPrev := -1, other, other
-	for i := 0; i < len(s); i++ {
-		c := class(s[i])
 		switch {
 		case c == other:
 			if start >= 0 {
 				fn(s[start:i])
 			}
 			start, prev, prevPrev = -1, other, other
+			i += size
 			continue
 		case start < 0:
 			start = i
@@ -527,15 +572,49 @@ func eachASCIIWord(s string, fn func(string)) {
 		case c == upper && prev == lower:
 			fn(s[start:i])
 			start = i
-		case prev == upper && c == lower && i-1 > start && prevPrev == upper:
-			fn(s[start : i-1])
-			start = i - 1
+		case prev == upper && c == lower && prevAt > start && prevPrev == upper:
+			// "HTTPServer": the last capital begins the next word.
+			fn(s[start:prevAt])
+			start = prevAt
 		}
-		prevPrev, prev = prev, c
+		prevPrev, prev, prevAt = prev, c, i
+		i += size
 	}
 	if start >= 0 {
 		fn(s[start:])
 	}
+}
+
+// A character's class, to eachWord: a letter without case (as in most
+// scripts) is neither lower nor upper.
+const (
+	other uint8 = iota
+	lower
+	upper
+	digit
+	caseless
+)
+
+// asciiClass is the class of each ASCII byte.
+var asciiClass = func() (t [128]uint8) {
+	for c := range t {
+		t[c] = classOf(rune(c))
+	}
+	return t
+}()
+
+func classOf(r rune) uint8 {
+	switch {
+	case unicode.IsDigit(r):
+		return digit
+	case !unicode.IsLetter(r):
+		return other
+	case unicode.IsUpper(r):
+		return upper
+	case unicode.IsLower(r):
+		return lower
+	}
+	return caseless
 }
 
 // arguments returns the argument names and descriptions of an input

@@ -154,11 +154,33 @@ func TestTermsSplitNamesAsTheyAreWritten(t *testing.T) {
 		{"mcp__github__create_pull_request", []string{"mcp", "github", "creat", "pull", "request"}},
 		{"Take a screenshot of the page", []string{"take", "screenshot", "page"}},
 		{"base64Encode utf8", []string{"base", "64", "encod", "utf"}}, // one character is too short to count
+		{"Größe ändernÜberall_数据库", []string{"größe", "ändern", "überal", "数据库"}},
+		{"ΑΒΓδεζ", []string{"αβ", "γδεζ"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			assert.Equal(t, tt.want, toolsearch.Terms(tt.in))
 		})
+	}
+}
+
+// The index skips Snowball for the words it leaves as they are (two
+// letters, digits): for every word of the fixture tools, the stems agree.
+func TestStemsAgreeWithSnowball(t *testing.T) {
+	tools, err := toolfixtures.Exposed()
+	require.NoError(t, err)
+	words := map[string]bool{}
+	for _, tool := range tools {
+		names, descs := toolsearch.Arguments(tool.InputSchema)
+		for _, text := range []string{tool.Name, tool.Title, tool.Description, names, descs} {
+			toolsearch.EachWord(text, func(w string) { words[strings.ToLower(w)] = true })
+		}
+	}
+	require.Greater(t, len(words), 3000)
+	for w := range words {
+		if got := toolsearch.Stem(w); got != "" {
+			require.Equal(t, toolsearch.SnowballStem(w), got, "the stem of %q", w)
+		}
 	}
 }
 
