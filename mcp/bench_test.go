@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
 // Benchmarks run against testproc.BenchServe, a server that answers from
@@ -150,5 +151,31 @@ func BenchmarkConnect(b *testing.B) {
 				c.Close()
 			}
 		})
+	}
+}
+
+// BenchmarkServerRequest is a tool call during which the server asks the
+// client for its roots (a legacy server's request, served by the
+// Connection and answered on the stream), in process over net.Pipe.
+func BenchmarkServerRequest(b *testing.B) {
+	srv := &mcptest.Server{Name: "asks"}
+	srv.AddTool(mcp.Tool{Name: "roots"}, func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+		roots, err := r.Roots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return mcptest.TextResult(roots[0].URI), nil
+	})
+	c, err := mcp.Connect(context.Background(), srv.Transport(), &mcp.Options{Logger: quiet, ProtocolVersion: mcp.LatestLegacyVersion, Roots: []mcp.Root{{URI: "file:///work"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.CallTool(ctx, "roots", nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -169,7 +169,6 @@ func (o *Options) capabilities() clientCapabilities {
 // concurrent use. It lives until Close is called or the server goes away;
 // Done and Err tell which.
 type Connection struct {
-	conn   *jsonrpc2.Conn
 	stream *connStream
 	logger *slog.Logger
 	init   InitializeResult // under initMu: a refused version can change it
@@ -199,6 +198,7 @@ type Connection struct {
 	handlers   sync.WaitGroup // server requests being served
 
 	closing   atomic.Bool
+	readOver  chan struct{} // closed when the stream has ended and is closed
 	causeMu   sync.Mutex
 	cause     error
 	done      chan struct{} // closed when the connection has ended
@@ -279,13 +279,16 @@ func newConnection(s Stream, opts *Options) *Connection {
 	if u, ok := s.(loggerUser); ok && opts.Logger != nil {
 		u.useLogger(opts.Logger) // the transport logs there too, unless it was given a logger of its own
 	}
-	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{}), roots: slices.Clone(opts.Roots)}
+	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{}), readOver: make(chan struct{}), roots: slices.Clone(opts.Roots)}
 	c.life, c.lifeCancel = context.WithCancel(context.Background())
 	c.stream = newConnStream(s, c)
 	c.disp = newDispatcher(c)
-	c.conn = jsonrpc2.NewConn(context.Background(), c.stream, c.disp,
-		jsonrpc2.SetLogger(slogPrintf{logger}))
-	go c.disp.run(c.conn.DisconnectNotify())
+	go func() {
+		c.stream.r.Run() // until the stream ends
+		c.stream.Close() // a stream that ended by itself is released (a process reaped)
+		close(c.readOver)
+	}()
+	go c.disp.run(c.readOver)
 	return c
 }
 
@@ -529,7 +532,7 @@ func (c *Connection) Notify(ctx context.Context, method string, params any) erro
 func (c *Connection) Close() error {
 	c.closeOnce.Do(func() {
 		c.closing.Store(true)
-		if err := c.conn.Close(); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		if err := c.stream.Close(); err != nil && !errors.Is(err, ErrClosed) && !errors.Is(err, jsonrpc2.ErrClosed) {
 			c.closeErr = err
 		}
 		<-c.stream.r.Done()
@@ -568,7 +571,7 @@ func (c *Connection) ended() bool {
 	select {
 	case <-c.done:
 		return true
-	case <-c.conn.DisconnectNotify():
+	case <-c.readOver:
 		return true
 	default:
 		return false
@@ -590,11 +593,4 @@ func (c *Connection) getCause() error {
 	c.causeMu.Lock()
 	defer c.causeMu.Unlock()
 	return c.cause
-}
-
-// slogPrintf routes jsonrpc2's log lines to slog.
-type slogPrintf struct{ l *slog.Logger }
-
-func (p slogPrintf) Printf(format string, v ...any) {
-	p.l.Debug(fmt.Sprintf(format, v...))
 }

@@ -8,26 +8,31 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
 	"github.com/mcplug/mcplug/internal/ndjson"
-	"github.com/sourcegraph/jsonrpc2"
 )
 
-// connStream sits between a Connection's Stream and jsonrpc2: its
-// jsonrpc.Reader takes the responses to the Connection's own requests out
-// of the stream before jsonrpc2 sees them, records why the stream ended,
-// and decides which goroutine reads (a call may read its own answer); its
-// writes pick the stream's fastest path. It is the Reader's Conn.
+// connStream is a Connection's engine over its Stream: its jsonrpc.Reader
+// reads every message once, whoever reads (a call may read its own
+// answer): responses go to their calls, the server's requests and
+// notifications to the dispatcher; it records why the stream ended. Its
+// writes, of requests and of replies alike, pick the stream's fastest
+// path. It is the Reader's Conn.
 type connStream struct {
 	Stream
 	r       jsonrpc.Reader
-	lines   lineIO       // the Stream's raw lines, when it has them
-	headers headerWriter // the Stream, when it sends headers (Streamable HTTP)
+	lines   lineIO        // the Stream's raw lines, when it has them
+	headers headerWriter  // the Stream, when it sends headers (Streamable HTTP)
+	writer  MessageWriter // the Stream, when it takes messages encoded
 	c       *Connection
 
 	poster directPoster     // the Stream, when it answers the writer of a request
 	own    func(ndjson.Top) // routes a response a call read itself
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var _ jsonrpc.Conn = (*connStream)(nil)
@@ -54,19 +59,11 @@ type directPoster interface {
 	postRequest(ctx context.Context, b []byte, h http.Header, own func(ndjson.Top)) bool
 }
 
-// rawReader is a Stream that holds whole messages, each its own slice (the
-// HTTP transports' inbox): they are handed over as they are, not decoded
-// into a json.RawMessage first. rawMessages marks this package's streams,
-// so that no Stream of the program's is read through a ReadRaw of its own.
-type rawReader interface {
-	jsonrpc.Messages
-	rawMessages()
-}
-
-// objectMessages reads a Stream of the program's own through ReadObject.
+// objectMessages reads a Stream that is no MessageReader through
+// ReadObject.
 type objectMessages struct{ Stream }
 
-func (s objectMessages) ReadRaw() ([]byte, error) {
+func (s objectMessages) ReadMessage() ([]byte, error) {
 	var raw json.RawMessage
 	if err := s.ReadObject(&raw); err != nil {
 		return nil, err
@@ -98,17 +95,16 @@ type aborter interface {
 }
 
 // The Streams of this package and the optional interfaces each offers.
-// A Stream of the program's own offers none: it is read and written
-// through the Stream methods alone.
+// A Stream of the program's own may offer MessageReader and MessageWriter.
 var (
 	_ headerWriter  = httpStream{}
 	_ directPoster  = httpStream{}
-	_ rawReader     = httpStream{}
+	_ MessageReader = httpStream{}
 	_ eraCache      = httpStream{}
 	_ sessionIDer   = httpStream{}
 	_ failureRouter = httpStream{}
 	_ loggerUser    = httpStream{}
-	_ rawReader     = sseStream{}
+	_ MessageReader = sseStream{}
 	_ failureRouter = sseStream{}
 	_ loggerUser    = sseStream{}
 	_ lineIO        = (*lineStream)(nil)
@@ -125,13 +121,14 @@ func newConnStream(s Stream, c *Connection) *connStream {
 	switch st := s.(type) {
 	case lineIO:
 		cs.lines, lines = st, st
-	case rawReader:
+	case MessageReader:
 		msgs = st
 	default:
 		msgs = objectMessages{s}
 	}
 	cs.r.Init(lines, msgs, cs)
 	cs.headers, _ = s.(headerWriter)
+	cs.writer, _ = s.(MessageWriter)
 	if r, ok := s.(failureRouter); ok {
 		r.routeFailures(c.failRequest)
 	}
@@ -146,9 +143,6 @@ func newConnStream(s Stream, c *Connection) *connStream {
 	return cs
 }
 
-// ReadObject hands jsonrpc2 the server's next request or notification.
-func (s *connStream) ReadObject(v any) error { return s.r.ReadObject(v) }
-
 // await returns the reply to pc, or ctx's error; a call may read it
 // itself.
 func (s *connStream) await(ctx context.Context, pc *jsonrpc.Call) (jsonrpc.Reply, error) {
@@ -158,17 +152,15 @@ func (s *connStream) await(ctx context.Context, pc *jsonrpc.Call) (jsonrpc.Reply
 // Route implements jsonrpc.Conn.
 func (s *connStream) Route(top ndjson.Top, owned bool) int { return s.c.route(top, owned) }
 
-// Serve implements jsonrpc.Conn: a server message a call read goes to the
-// dispatcher, as jsonrpc2 would hand it over.
-func (s *connStream) Serve(line []byte, message bool) {
-	req := new(jsonrpc2.Request)
-	if !message {
-		s.c.logger.Warn("mcp: skipped a line that is not a JSON-RPC message", "line", preview(line))
-	} else if err := json.Unmarshal(line, req); err != nil {
-		s.Skip(line, err)
-	} else {
-		s.c.disp.Handle(context.Background(), s.c.conn, req)
+// Serve implements jsonrpc.Conn: a message of the server's, read once,
+// goes to the dispatcher; a line that is not one is skipped.
+func (s *connStream) Serve(line []byte, top ndjson.Top, owned bool) {
+	req, err := readRequest(top, owned)
+	if err != nil {
+		s.c.logger.Warn("mcp: skipped a line that is not a JSON-RPC message", "err", err, "line", preview(line))
+		return
 	}
+	s.c.disp.handle(req)
 }
 
 // Waiting implements jsonrpc.Conn.
@@ -181,16 +173,16 @@ func (s *connStream) End(err error) {
 	s.c.pending.Fail(&closedError{cause: s.c.getCause()})
 }
 
-// Skip implements jsonrpc.Conn.
-func (s *connStream) Skip(line []byte, err error) {
-	s.c.logger.Warn("mcp: skipped a line that is not a JSON-RPC message", "err", err, "line", preview(line))
-}
-
 // Close closes the Stream, which ends a read in progress, and stops the
-// background reader.
+// background reader. Only the first Close closes: later ones return
+// ErrClosed.
 func (s *connStream) Close() error {
-	err := s.Stream.Close()
-	s.r.Finish(ErrClosed)
+	err := ErrClosed
+	s.closeOnce.Do(func() {
+		s.closeErr = s.Stream.Close()
+		s.r.Finish(ErrClosed)
+		err = s.closeErr
+	})
 	return err
 }
 
@@ -252,6 +244,8 @@ func (s *connStream) writeLineWith(b []byte, h http.Header) error {
 		err = s.lines.writeLine(b)
 	case s.headers != nil && h != nil:
 		err = s.headers.writeWithHeaders(b[:len(b)-1], h)
+	case s.writer != nil:
+		err = s.writer.WriteMessage(b[:len(b)-1])
 	default:
 		err = s.Stream.WriteObject(json.RawMessage(b[:len(b)-1]))
 	}
@@ -262,17 +256,9 @@ func (s *connStream) writeLineWith(b []byte, h http.Header) error {
 	return err
 }
 
-func (s *connStream) WriteObject(obj any) error {
-	err := s.Stream.WriteObject(obj)
-	if err != nil {
-		s.failed(err)
-	}
-	return err
-}
-
 // failed ends the connection after a write error: the peer may have seen
 // half a message.
 func (s *connStream) failed(err error) {
 	s.c.setCause(err)
-	go s.c.conn.Close() // bounded by the Stream's Close
+	go s.Close() // bounded by the Stream's Close
 }

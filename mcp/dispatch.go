@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // maxQueued bounds the backlog of notifications waiting for the
@@ -24,13 +23,14 @@ const (
 	defaultMaxServerRequestSize = 4 << 20
 )
 
-// dispatcher serves the server's requests and notifications. jsonrpc2 calls
-// Handle on its read goroutine, where waiting would stall every response, so
-// Handle only enqueues; one goroutine (run) serves the queue in order.
+// dispatcher serves the server's requests and notifications. The reader
+// (a call, or the background reader) calls handle, where waiting would
+// stall every response, so handle only enqueues; one goroutine (run)
+// serves the queue in order.
 type dispatcher struct {
 	c        *Connection
 	mu       sync.Mutex
-	queue    []*jsonrpc2.Request
+	queue    []*request
 	notifs   int // notifications in queue
 	requests int // server requests queued or being served
 	dropped  int
@@ -44,25 +44,25 @@ func newDispatcher(c *Connection) *dispatcher {
 	return &dispatcher{c: c, wake: make(chan struct{}, 1)}
 }
 
-// Handle implements jsonrpc2.Handler. It never blocks. Progress is the one
-// message served right here, on the read goroutine: so a call's progress
-// callbacks all run before the call returns.
-func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+// handle takes a message the reader read. It never blocks. Progress is
+// the one message served right here, on the read goroutine: so a call's
+// progress callbacks all run before the call returns.
+func (d *dispatcher) handle(req *request) {
 	switch {
-	case req.Notif && req.Method == "notifications/progress":
+	case req.notif() && req.Method == "notifications/progress":
 		d.c.onProgress(params(req))
 		return
-	case req.Notif && req.Method == "notifications/cancelled":
+	case req.notif() && req.Method == "notifications/cancelled":
 		d.cancelInflight(params(req)) // at once: the request may be waiting in the queue
 		return
 	}
 	d.mu.Lock()
 	switch {
-	case req.Notif && d.notifs >= maxQueued:
+	case req.notif() && d.notifs >= maxQueued:
 		d.dropped++
 		d.mu.Unlock()
 		return
-	case req.Notif:
+	case req.notif():
 		d.notifs++
 	case d.requests >= d.c.maxServerRequests():
 		d.mu.Unlock()
@@ -97,7 +97,7 @@ func (d *dispatcher) run(disconnect <-chan struct{}) {
 	defer d.c.endSession()
 	defer d.c.handlers.Wait()
 	defer d.c.lifeCancel()
-	var batch []*jsonrpc2.Request
+	var batch []*request
 	for {
 		select {
 		case <-disconnect:
@@ -122,7 +122,7 @@ func (d *dispatcher) run(disconnect <-chan struct{}) {
 					return
 				default:
 				}
-				if req.Notif {
+				if req.notif() {
 					d.mu.Lock()
 					d.notifs--
 					d.mu.Unlock()
@@ -134,25 +134,20 @@ func (d *dispatcher) run(disconnect <-chan struct{}) {
 	}
 }
 
-func params(req *jsonrpc2.Request) json.RawMessage {
-	if req.Params == nil {
-		return nil
-	}
-	return *req.Params
-}
+func params(req *request) json.RawMessage { return req.Params }
 
 // serve handles one message from the server. Quick answers are given here;
 // requests that may take long (sampling, elicitation) run in their own
 // goroutine, so they never stall other traffic and may call the server.
-func (d *dispatcher) serve(req *jsonrpc2.Request) {
-	if req.Notif {
+func (d *dispatcher) serve(req *request) {
+	if req.notif() {
 		d.notification(req)
 		return
 	}
 	c := d.c
 	d.mu.Lock()
-	skip := d.cancelled[req.ID.String()]
-	delete(d.cancelled, req.ID.String())
+	skip := d.cancelled[req.key]
+	delete(d.cancelled, req.key)
 	d.mu.Unlock()
 	if skip { // the server cancelled it before it was served: no answer
 		d.requestDone()
@@ -235,17 +230,17 @@ func (d *dispatcher) serve(req *jsonrpc2.Request) {
 	}
 }
 
-func (d *dispatcher) notFound(req *jsonrpc2.Request) {
+func (d *dispatcher) notFound(req *request) {
 	d.reply(req.ID, nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + req.Method})
 }
 
 // async serves a request in its own goroutine. Its ctx ends when the
 // server cancels the request (then no answer is sent, as the spec asks) or
 // the connection ends.
-func (d *dispatcher) async(req *jsonrpc2.Request, serve func(ctx context.Context) (any, *Error)) {
+func (d *dispatcher) async(req *request, serve func(ctx context.Context) (any, *Error)) {
 	c := d.c
 	ctx, cancel := context.WithCancel(c.life)
-	key := req.ID.String()
+	key := req.key
 	d.mu.Lock()
 	if d.inflight == nil {
 		d.inflight = map[string]context.CancelFunc{}
@@ -265,7 +260,7 @@ func (d *dispatcher) async(req *jsonrpc2.Request, serve func(ctx context.Context
 		hctx, end := ctx, func(Outcome) {}
 		if o := c.opts.Observer; o != nil {
 			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
-			op.RequestID = peerRequestID(key)
+			op.RequestID = req.peerID()
 			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(params(req)))
 		}
 		result, rpcErr := serve(hctx)
@@ -293,7 +288,7 @@ func handlerError(err error) *Error {
 	return &Error{Code: CodeInternalError, Message: err.Error()}
 }
 
-func (d *dispatcher) notification(req *jsonrpc2.Request) {
+func (d *dispatcher) notification(req *request) {
 	c := d.c
 	p := params(req)
 	switch req.Method {
@@ -351,17 +346,16 @@ func (d *dispatcher) cancelInflight(p json.RawMessage) {
 	if json.Unmarshal(p, &cp) != nil {
 		return
 	}
-	var id jsonrpc2.ID
-	if json.Unmarshal(cp.RequestID, &id) != nil {
+	key, err := idKey(cp.RequestID)
+	if err != nil {
 		return
 	}
-	key := id.String()
 	d.mu.Lock()
 	cancel := d.inflight[key]
 	if cancel == nil { // not served yet: it is dropped from the queue, unanswered
 		found := false
 		for i, req := range d.queue {
-			if !req.Notif && req.ID.String() == key {
+			if !req.notif() && req.key == key {
 				d.queue = slices.Delete(d.queue, i, i+1)
 				d.requests--
 				found = true
@@ -384,20 +378,21 @@ func (d *dispatcher) cancelInflight(p json.RawMessage) {
 	}
 }
 
-func (d *dispatcher) reply(id jsonrpc2.ID, result any, rpcErr *Error) {
-	ctx := context.Background()
+// reply answers the server's request id (raw JSON, as it wrote it) with
+// result or rpcErr, written as the Connection writes its requests.
+func (d *dispatcher) reply(id json.RawMessage, result any, rpcErr *Error) {
+	var b []byte
 	var err error
 	if rpcErr != nil {
-		e := &jsonrpc2.Error{Code: rpcErr.Code, Message: rpcErr.Message}
-		if len(rpcErr.Data) > 0 {
-			data := json.RawMessage(rpcErr.Data)
-			e.Data = &data
-		}
-		err = d.c.conn.ReplyWithError(ctx, id, e)
+		b, err = jsonrpc.AppendErrorResponse(nil, id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	} else {
-		err = d.c.conn.Reply(ctx, id, result)
+		b, err = jsonrpc.AppendResponse(nil, id, result)
 	}
 	if err != nil {
-		d.c.logger.Debug("mcp: reply failed", "id", id.String(), "err", err)
+		d.c.logger.Warn("mcp: could not encode a reply to the server", "id", string(id), "err", err)
+		b, _ = jsonrpc.AppendErrorResponse(b[:0], id, CodeInternalError, "the client could not encode its result", nil)
+	}
+	if err := d.c.stream.writeLineWith(b, nil); err != nil {
+		d.c.logger.Debug("mcp: reply failed", "id", string(id), "err", err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The _meta keys of the modern revision.
@@ -551,7 +550,7 @@ type era interface {
 	// with inputByResult, waits for input).
 	taskResult(ctx context.Context, t *Task) ([]byte, error)
 	// servedTask is the task a server request asks to be run as, if any.
-	servedTask(c *Connection, req *jsonrpc2.Request) *taskRequest
+	servedTask(c *Connection, req *request) *taskRequest
 	// elicitationIDs reports whether a url-mode elicitation must carry
 	// an elicitationId.
 	elicitationIDs() bool

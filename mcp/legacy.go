@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // legacy is the era of the initialize handshake (2025-11-25 and before):
@@ -144,7 +142,7 @@ func (legacy) taskResult(ctx context.Context, t *Task) ([]byte, error) {
 }
 
 // servedTask is what a server request asks to be run as a task.
-func (legacy) servedTask(c *Connection, req *jsonrpc2.Request) *taskRequest {
+func (legacy) servedTask(c *Connection, req *request) *taskRequest {
 	if c.opts.DisableTasks {
 		return nil
 	}

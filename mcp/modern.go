@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // modern is the era of per-request metadata (2026-07-28 and after): no
@@ -165,7 +164,7 @@ func (*modern) taskResult(_ context.Context, t *Task) ([]byte, error) {
 
 // servedTask: a modern server's requests come as input requests, never
 // as tasks.
-func (*modern) servedTask(*Connection, *jsonrpc2.Request) *taskRequest { return nil }
+func (*modern) servedTask(*Connection, *request) *taskRequest { return nil }
 
 // elicitationIDs: 2026-07-28 dropped elicitationId.
 func (*modern) elicitationIDs() bool { return false }

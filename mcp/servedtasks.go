@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The other direction (2025-11-25): a server may ask the client to run
@@ -118,7 +117,7 @@ func taskMember(params json.RawMessage) *taskRequest {
 // life and the task's cancellation. When the client runs MaxTasks tasks
 // already (or keeps four times as many, ended ones included), the request
 // is refused with CodeServerBusy.
-func (d *dispatcher) serveAsTask(req *jsonrpc2.Request, tr *taskRequest, serve func(ctx context.Context) (any, *Error)) {
+func (d *dispatcher) serveAsTask(req *request, tr *taskRequest, serve func(ctx context.Context) (any, *Error)) {
 	c := d.c
 	s := &c.served
 	now := time.Now()
@@ -158,7 +157,7 @@ func (d *dispatcher) serveAsTask(req *jsonrpc2.Request, tr *taskRequest, serve f
 		hctx, end := ctx, func(Outcome) {}
 		if o := c.opts.Observer; o != nil {
 			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
-			op.RequestID, op.TaskID = peerRequestID(req.ID.String()), t.id
+			op.RequestID, op.TaskID = req.peerID(), t.id
 			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(params(req)))
 		}
 		result, rpcErr := serve(hctx)
@@ -192,7 +191,7 @@ func (t *servedTask) statusNow() TaskStatus {
 // serveTaskRequest serves the server's tasks/get, tasks/result,
 // tasks/list and tasks/cancel for the tasks the client runs for it.
 // tasks/result waits for the task, under ctx.
-func (d *dispatcher) serveTaskRequest(ctx context.Context, req *jsonrpc2.Request) (any, *Error) {
+func (d *dispatcher) serveTaskRequest(ctx context.Context, req *request) (any, *Error) {
 	c := d.c
 	var p struct {
 		TaskID string `json:"taskId"`

@@ -38,6 +38,5 @@ type sseStream struct{ *httpstream.SSE }
 
 func (s sseStream) httpVersion() string { return s.HTTPVersion() }
 
-func (s sseStream) rawMessages()                               {}
 func (s sseStream) routeFailures(f func(id []byte, err error)) { s.RouteFailures(f) }
 func (s sseStream) useLogger(lg *slog.Logger)                  { s.UseLogger(lg) }

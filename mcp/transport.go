@@ -34,16 +34,38 @@ func (f TransportFunc) Connect(ctx context.Context) (Stream, error) { return f(c
 // WriteObject may be called concurrently. Close unblocks a pending
 // ReadObject and releases everything the stream holds.
 //
-// The Streams of this package's transports offer the Connection more
-// than these methods (raw lines, HTTP headers, failures as Go errors). A
-// Stream that wraps one (to log its messages, say) hides that: messages
-// are decoded once more, and over Streamable HTTP the MCP-Protocol-Version
-// and Mcp-Param-* headers are lost. Wrap the byte stream or the HTTP
-// client instead.
+// A Stream may offer more than these methods, as an http.ResponseWriter
+// may be an http.Flusher: a [MessageReader] hands over each message
+// undecoded, a [MessageWriter] takes one encoded. The Connection looks for
+// them once, when it opens; a Stream of the program's that offers them is
+// read and written as the built-in ones are, and a Stream that wraps
+// another should offer what the inner one does. The Streams of this
+// package's transports offer the Connection more still (raw lines with
+// read deadlines, HTTP headers, failures as Go errors); over Streamable
+// HTTP, a Stream that wraps one loses the MCP-Protocol-Version and
+// Mcp-Param-* headers: wrap the HTTP client instead.
 type Stream interface {
 	ReadObject(v any) error
 	WriteObject(obj any) error
 	Close() error
+}
+
+// A MessageReader is a Stream that holds whole messages: ReadMessage
+// returns the next one as it arrived (one JSON value, which the caller
+// then owns), and is called instead of ReadObject, so that each message is
+// decoded once, by the Connection. Its errors are ReadObject's.
+type MessageReader interface {
+	Stream
+	ReadMessage() ([]byte, error)
+}
+
+// A MessageWriter is a Stream that sends an encoded message as it is:
+// WriteMessage takes one JSON value without a trailing newline, valid only
+// during the call, and is called instead of WriteObject. It may be called
+// concurrently, as WriteObject may.
+type MessageWriter interface {
+	Stream
+	WriteMessage(msg []byte) error
 }
 
 var (

@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/mcptest"
 )
 
 func TestInMemoryTransportsCarryMessagesBothWays(t *testing.T) {
@@ -39,4 +42,71 @@ func TestInMemoryTransportsCarryMessagesBothWays(t *testing.T) {
 	require.NoError(t, cs.Close())
 	assert.Error(t, ss.ReadObject(&got), "the other end sees the close")
 	ss.Close()
+}
+
+// messageStream is a program's own Stream that offers MessageReader and
+// MessageWriter, counting which methods the Connection uses.
+type messageStream struct {
+	inner                              mcp.Stream
+	objReads, objWrites, reads, writes atomic.Int32
+}
+
+func (s *messageStream) ReadObject(v any) error {
+	s.objReads.Add(1)
+	return s.inner.ReadObject(v)
+}
+
+func (s *messageStream) WriteObject(obj any) error {
+	s.objWrites.Add(1)
+	return s.inner.WriteObject(obj)
+}
+
+func (s *messageStream) Close() error { return s.inner.Close() }
+
+func (s *messageStream) ReadMessage() ([]byte, error) {
+	s.reads.Add(1)
+	var raw json.RawMessage
+	err := s.inner.ReadObject(&raw)
+	return raw, err
+}
+
+func (s *messageStream) WriteMessage(msg []byte) error {
+	s.writes.Add(1)
+	return s.inner.WriteObject(json.RawMessage(bytes.Clone(msg)))
+}
+
+var (
+	_ mcp.MessageReader = (*messageStream)(nil)
+	_ mcp.MessageWriter = (*messageStream)(nil)
+)
+
+// A Stream of the program's that offers MessageReader and MessageWriter
+// is read and written through them alone: requests, the server's requests
+// and the replies to them.
+func TestAProgramsStreamIsReadAndWrittenAsMessages(t *testing.T) {
+	noLeaks(t)
+	srv := &mcptest.Server{}
+	srv.AddTool(mcp.Tool{Name: "roots"}, func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+		roots, err := r.Roots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return mcptest.TextResult(roots[0].URI), nil
+	})
+	ms := &messageStream{}
+	tr := mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		inner, err := srv.Transport().Connect(ctx)
+		ms.inner = inner
+		return ms, err
+	})
+	c, err := mcp.Connect(ctxTimeout(t, 10*time.Second), tr, &mcp.Options{Logger: quiet, ProtocolVersion: mcp.LatestLegacyVersion, Roots: []mcp.Root{{URI: "file:///w"}}})
+	require.NoError(t, err)
+	res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "roots", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "file:///w", res.Content[0].Text, "the server's request was read and answered")
+	require.NoError(t, c.Close())
+	assert.Zero(t, ms.objReads.Load(), "no ReadObject")
+	assert.Zero(t, ms.objWrites.Load(), "no WriteObject")
+	assert.GreaterOrEqual(t, ms.reads.Load(), int32(3), "initialize, roots/list and tools/call read as messages")
+	assert.GreaterOrEqual(t, ms.writes.Load(), int32(4), "initialize, initialized, the roots reply and tools/call written as messages")
 }

@@ -158,7 +158,7 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*S
 
 func (s *SSE) ReadObject(v any) error { return s.in.readObject(v) }
 
-func (s *SSE) ReadRaw() ([]byte, error) { return s.in.take() }
+func (s *SSE) ReadMessage() ([]byte, error) { return s.in.take() }
 
 // WriteObject queues the message for the endpoint; answers come on the
 // stream. One goroutine POSTs the queue in order, so a request never

@@ -206,7 +206,7 @@ func (s *Stream) WriteWithHeaders(b []byte, h http.Header) error {
 
 func (s *Stream) ReadObject(v any) error { return s.in.readObject(v) }
 
-func (s *Stream) ReadRaw() ([]byte, error) { return s.in.take() }
+func (s *Stream) ReadMessage() ([]byte, error) { return s.in.take() }
 
 // WriteObject POSTs the message in the background: its answer, or the
 // error standing for it, arrives through ReadObject.

@@ -64,6 +64,48 @@ func AppendRequest(b []byte, id uint64, method string, params any, meta []byte) 
 	return append(b, "}\n"...), nil
 }
 
+// AppendResponse appends, as one line, the response to the request whose
+// id is id (raw JSON, as the peer wrote it): result encoded with
+// AppendParams, an empty object when nil; raw JSON that is not valid is
+// refused.
+func AppendResponse(b, id []byte, result any) ([]byte, error) {
+	if raw, ok := result.(json.RawMessage); ok && !json.Valid(raw) {
+		return b, errors.New("result is not valid JSON")
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	if result == nil {
+		b = append(b, "{}"...)
+	} else {
+		var err error
+		if b, err = AppendParams(b, result); err != nil {
+			return b, err
+		}
+	}
+	return append(b, "}\n"...), nil
+}
+
+// AppendErrorResponse appends, as one line, the error response to the
+// request whose id is id (raw JSON): code, message and, when not empty,
+// data (raw JSON).
+func AppendErrorResponse(b, id []byte, code int64, message string, data []byte) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, code, 10)
+	b = append(b, `,"message":`...)
+	b = AppendString(b, message)
+	if len(data) > 0 {
+		b = append(b, `,"data":`...)
+		var err error
+		if b, err = appendRaw(b, data); err != nil {
+			return b, err
+		}
+	}
+	return append(b, "}}\n"...), nil
+}
+
 // injectMeta adds the _meta members meta to the params object encoded at
 // b[start:]: into its _meta object, or into a new one.
 func injectMeta(b []byte, start int, meta []byte) ([]byte, error) {

@@ -54,3 +54,34 @@ func TestAppendArgsSortsKeysAsEncodingJSON(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, string(want), string(got))
 }
+
+func TestAppendResponse(t *testing.T) {
+	tests := []struct {
+		name string
+		got  func() ([]byte, error)
+		want string
+	}{
+		{"a result", func() ([]byte, error) { return AppendResponse(nil, []byte(`7`), map[string]string{"a": "x\ny"}) }, `{"jsonrpc":"2.0","id":7,"result":{"a":"x\ny"}}`},
+		{"a string id and no result", func() ([]byte, error) { return AppendResponse(nil, []byte(`"s\u00e91"`), nil) }, `{"jsonrpc":"2.0","id":"s\u00e91","result":{}}`},
+		{"raw JSON on lines of its own", func() ([]byte, error) {
+			return AppendResponse(nil, []byte(`1`), json.RawMessage("{\n \"roots\": []\n}"))
+		}, `{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}`},
+		{"an error", func() ([]byte, error) {
+			return AppendErrorResponse(nil, []byte(`-3`), -32601, `method not found: "x"`, nil)
+		}, `{"jsonrpc":"2.0","id":-3,"error":{"code":-32601,"message":"method not found: \"x\""}}`},
+		{"an error with data", func() ([]byte, error) {
+			return AppendErrorResponse(nil, []byte(`2`), 1, "m", []byte(`{"k": [1, 2]}`))
+		}, `{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"m","data":{"k": [1, 2]}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tt.got()
+			require.NoError(t, err)
+			require.True(t, len(b) > 0 && b[len(b)-1] == '\n', "one line")
+			assert.Equal(t, tt.want, string(b[:len(b)-1]))
+			assert.True(t, json.Valid(b))
+		})
+	}
+	_, err := AppendResponse(nil, []byte(`1`), json.RawMessage(`{"cut":`))
+	assert.Error(t, err, "a result that is not JSON is refused")
+}

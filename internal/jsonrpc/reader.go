@@ -26,8 +26,7 @@ import (
 // read deadline interrupts it (a line half read is kept for the next
 // reader).
 //
-// The goroutine that calls ReadObject (jsonrpc2's) is the background
-// reader. It takes over when a reading call lets go while other calls
+// The goroutine that runs Run is the background reader. It takes over when a reading call lets go while other calls
 // still wait, and once no call has read for an idle time (a millisecond),
 // so that the server's messages are read between calls too. It lets go
 // after a response when no call waits. On other sources it is the only
@@ -37,7 +36,7 @@ type Reader struct {
 	msgs     Messages // else its messages
 	lead     bool     // calls may read: lines whose reads can be interrupted
 	conn     Conn
-	readDone chan struct{} // closed when ReadObject has returned its error
+	readDone chan struct{} // closed when Run has returned
 	once     sync.Once
 
 	reading atomic.Bool // reader != noReader, for a look without the lock
@@ -70,7 +69,7 @@ type Lines interface {
 
 // Messages is a stream of whole messages, each in a slice of its own.
 type Messages interface {
-	ReadRaw() ([]byte, error)
+	ReadMessage() ([]byte, error)
 }
 
 // Conn is the connection a Reader reads for.
@@ -79,16 +78,15 @@ type Conn interface {
 	// how many calls still wait. owned says whether the response's bytes
 	// outlive the next read.
 	Route(top ndjson.Top, owned bool) (waiting int)
-	// Serve handles a message of the server's that a call read (a request
-	// or notification; message is false for a line that is neither), in
-	// the order read.
-	Serve(line []byte, message bool)
+	// Serve handles every other line, in the order read, whoever read it:
+	// a request or notification of the server's, top its members (a line
+	// that is not a JSON-RPC object has none). owned says whether the
+	// line's bytes outlive the next read.
+	Serve(line []byte, top ndjson.Top, owned bool)
 	// Waiting returns how many calls wait for a response.
 	Waiting() int
 	// End records that reading ended with err: every waiting call fails.
 	End(err error)
-	// Skip reports a line ReadObject skipped: it is not a JSON-RPC message.
-	Skip(line []byte, err error)
 }
 
 // A readerID names the goroutine that reads: a call's ticket, or one of
@@ -132,36 +130,18 @@ func (r *Reader) Init(lines Lines, msgs Messages, conn Conn) {
 	}
 }
 
-// ReadObject hands jsonrpc2 the server's next request or notification.
-// Responses are routed to the calls waiting for them on the way.
-func (r *Reader) ReadObject(v any) error {
-	for {
-		line, err := r.backgroundNext()
-		if err != nil {
-			r.Finish(err)
-			r.once.Do(func() { close(r.readDone) })
-			return err
-		}
-		if err := ndjson.DecodeFresh(line, v); err != nil {
-			r.conn.Skip(line, err)
-			continue
-		}
-		return nil
-	}
-}
-
-// Done is closed once ReadObject has returned its error.
-func (r *Reader) Done() <-chan struct{} { return r.readDone }
-
-// backgroundNext returns the next message for jsonrpc2, reading whenever
-// the background reader is the reader.
-func (r *Reader) backgroundNext() ([]byte, error) {
+// Run is the background reader: it reads whenever no call does, routing
+// responses and serving the server's messages as a reading call does,
+// until the stream ends; it returns why. It runs on one goroutine, whose
+// end Done marks.
+func (r *Reader) Run() error {
+	defer r.once.Do(func() { close(r.readDone) })
 	for {
 		r.mu.Lock()
 		if r.end != nil {
 			err := r.end
 			r.mu.Unlock()
-			return nil, err
+			return err
 		}
 		wait := time.Duration(0) // until woken
 		switch r.reader {
@@ -181,21 +161,24 @@ func (r *Reader) backgroundNext() ([]byte, error) {
 		}
 		reading := r.reader == background
 		r.mu.Unlock()
-		if reading {
-			line, err := r.read()
-			switch {
-			case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
-				r.clearInterrupt()
-			case err != nil:
-				return nil, err
-			case !r.dispatch(line, background):
-				return line, nil
-			}
+		if !reading {
+			r.sleep(wait)
 			continue
 		}
-		r.sleep(wait)
+		line, err := r.read()
+		switch {
+		case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
+			r.clearInterrupt()
+		case err != nil:
+			r.Finish(err)
+		default:
+			r.dispatch(line, background)
+		}
 	}
 }
+
+// Done is closed once Run has returned.
+func (r *Reader) Done() <-chan struct{} { return r.readDone }
 
 // backOff is how long the background reader sleeps while a call reads:
 // idle at first, then twice as long each time it finds the same call still
@@ -238,18 +221,15 @@ func (r *Reader) read() ([]byte, error) {
 	if r.lines != nil {
 		return r.lines.ReadLine()
 	}
-	return r.msgs.ReadRaw()
+	return r.msgs.ReadMessage()
 }
 
 // dispatch serves a line the reader id has read: a response goes to its
-// call. It reports false for a message the background reader returns to
-// jsonrpc2; a call hands such a message to Conn.Serve itself, so the
-// server's messages are served in the order read.
-func (r *Reader) dispatch(line []byte, id readerID) bool {
+// call, anything else to Conn.Serve.
+func (r *Reader) dispatch(line []byte, id readerID) {
 	top, ok := ndjson.ScanTop(line)
-	switch {
-	case ok && top.IsResponse():
-		waiting := r.conn.Route(top, r.lines == nil || r.lines.Detach())
+	if ok && top.IsResponse() {
+		waiting := r.conn.Route(top, r.owned())
 		if id == background && r.lead && waiting == 0 {
 			r.mu.Lock()
 			if r.reader == background {
@@ -258,13 +238,16 @@ func (r *Reader) dispatch(line []byte, id readerID) bool {
 			}
 			r.mu.Unlock()
 		}
-		return true
-	case id == background:
-		return false
+		return
 	}
-	r.conn.Serve(line, ok && top.Method != nil)
-	return true
+	if !ok {
+		top = ndjson.Top{}
+	}
+	r.conn.Serve(line, top, r.owned())
 }
+
+// owned reports whether the line just read outlives the next read.
+func (r *Reader) owned() bool { return r.lines == nil || r.lines.Detach() }
 
 // Await returns the reply to pc, or ctx's error. When no one reads, the
 // caller reads until the reply arrives.
@@ -382,8 +365,7 @@ func (r *Reader) clearInterrupt() {
 }
 
 // Finish records that reading ended with err (Conn.End: every waiting
-// call fails), and the background reader returns err. Only the first err
-// counts.
+// call fails), and Run returns err. Only the first err counts.
 func (r *Reader) Finish(err error) {
 	r.conn.End(err)
 	r.mu.Lock()

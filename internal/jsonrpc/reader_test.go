@@ -100,7 +100,7 @@ func (c *fakeConn) Route(top ndjson.Top, owned bool) int {
 	return len(c.calls)
 }
 
-func (c *fakeConn) Serve(line []byte, message bool) {
+func (c *fakeConn) Serve(line []byte, _ ndjson.Top, _ bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.served = append(c.served, string(line))
@@ -123,8 +123,6 @@ func (c *fakeConn) End(err error) {
 		pc.C <- Reply{Err: err}
 	}
 }
-
-func (c *fakeConn) Skip([]byte, error) {}
 
 func (c *fakeConn) await(id string) *Call {
 	c.mu.Lock()
@@ -169,19 +167,12 @@ func TestACancelledReadingCallLeavesTheRestToTheNext(t *testing.T) {
 	assert.False(t, r.CallReads())
 
 	// The cancelled call still counted as waiting when it let go, so the
-	// background reader (jsonrpc2's goroutine) reads on.
+	// background reader reads on.
 	ended := make(chan error, 1)
-	go func() {
-		var v any
-		for {
-			if err := r.ReadObject(&v); err != nil {
-				ended <- err
-				return
-			}
-		}
-	}()
+	go func() { ended <- r.Run() }()
+	third := conn.await("3") // before its answer, which the background reader may read at once
 	lines.in <- []byte(`{"jsonrpc":"2.0","id":3,"result":true}`)
-	reply, err := r.Await(context.Background(), conn.await("3"))
+	reply, err := r.Await(context.Background(), third)
 	require.NoError(t, err, "the interrupted read left the stream readable")
 	assert.Equal(t, "true", string(reply.Result))
 	close(lines.in)
@@ -191,7 +182,7 @@ func TestACancelledReadingCallLeavesTheRestToTheNext(t *testing.T) {
 // chanMessages are the messages sent on a channel, until it is closed.
 type chanMessages chan []byte
 
-func (c chanMessages) ReadRaw() ([]byte, error) {
+func (c chanMessages) ReadMessage() ([]byte, error) {
 	b, ok := <-c
 	if !ok {
 		return nil, io.ErrUnexpectedEOF
@@ -199,23 +190,29 @@ func (c chanMessages) ReadRaw() ([]byte, error) {
 	return b, nil
 }
 
-func TestTheBackgroundReaderReturnsTheServersMessages(t *testing.T) {
+// The background reader routes responses and serves the server's
+// messages, in the order read, as a reading call does.
+func TestTheBackgroundReaderServesTheServersMessages(t *testing.T) {
 	msgs := make(chan []byte, 4)
 	conn := &fakeConn{}
 	r := NewReader(nil, chanMessages(msgs), conn)
+	ended := make(chan error, 1)
+	go func() { ended <- r.Run() }()
 	pc := conn.await("7")
 	msgs <- []byte(`{"jsonrpc":"2.0","id":7,"result":{}}`)
 	msgs <- []byte(`{"jsonrpc":"2.0","method":"ping","id":"s1"}`)
-	var req struct{ Method string }
-	require.NoError(t, r.ReadObject(&req))
-	assert.Equal(t, "ping", req.Method)
-	assert.Equal(t, "{}", string((<-pc.C).Result), "a response is routed, never handed to jsonrpc2")
+	msgs <- []byte(`not json`)
+	assert.Equal(t, "{}", string((<-pc.C).Result), "a response is routed")
 
 	waiting := conn.await("8")
 	close(msgs)
-	require.ErrorIs(t, r.ReadObject(&req), io.ErrUnexpectedEOF)
-	assert.ErrorIs(t, (<-waiting.C).Err, io.ErrUnexpectedEOF, "the end fails the calls that wait")
+	require.ErrorIs(t, <-ended, io.ErrUnexpectedEOF)
 	<-r.Done()
+	assert.ErrorIs(t, (<-waiting.C).Err, io.ErrUnexpectedEOF, "the end fails the calls that wait")
+	conn.mu.Lock()
+	assert.Equal(t, []string{`{"jsonrpc":"2.0","method":"ping","id":"s1"}`, "not json"}, conn.served, "what is not a response is served, in order")
+	assert.Equal(t, []string{"7"}, conn.routed)
+	conn.mu.Unlock()
 	r.Finish(errors.New("later"))
-	assert.ErrorIs(t, r.ReadObject(&req), io.ErrUnexpectedEOF, "the first end is the one kept")
+	assert.ErrorIs(t, r.Run(), io.ErrUnexpectedEOF, "the first end is the one kept")
 }
