@@ -21,6 +21,7 @@ import (
 )
 
 func TestCommandServer(t *testing.T) {
+	parallel(t)
 	t.Run("a child process serves tools and is gone after Close", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("basic")
@@ -151,6 +152,7 @@ func TestCommandServerDies(t *testing.T) {
 }
 
 func TestCommandShutdown(t *testing.T) {
+	parallel(t)
 	t.Run("a server that ignores stdin closing and SIGTERM is killed within the bound", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("stubborn")

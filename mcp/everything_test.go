@@ -170,7 +170,7 @@ func sortedToolNames(tools []mcp.Tool) []string {
 // the first tools/list of a connection already lists every tool, and a
 // cancelled call returns at once and leaves the connection usable.
 func TestEverythingServerOverStreamableHTTP(t *testing.T) {
-	t.Parallel() // beside TestEverythingServerTasks: neither checks for leaks
+	parallel(t)
 	node, script := everything(t)
 	url := everythingHTTP(t, node, script)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -231,6 +231,7 @@ func TestEverythingServerOverStreamableHTTP(t *testing.T) {
 }
 
 func TestEverythingServerTasks(t *testing.T) {
+	parallel(t)
 	node, script := everything(t)
 	transports := map[string]func(t *testing.T) mcp.Transport{
 		"stdio": func(t *testing.T) mcp.Transport {
@@ -244,16 +245,17 @@ func TestEverythingServerTasks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
+			t.Cleanup(cancel)
 			c, err := mcp.Connect(ctx, tr(t), everythingOptions)
 			require.NoError(t, err)
-			defer c.Close()
+			t.Cleanup(func() { c.Close() })     // once the subtests, which run in parallel, have ended
 			require.Eventually(t, func() bool { // its task tools come once the client is initialized
 				tools, err := c.Tools(ctx)
 				return err == nil && slices.ContainsFunc(tools, func(tl mcp.Tool) bool { return tl.Name == "simulate-research-query" })
 			}, 30*time.Second, 20*time.Millisecond)
 
 			t.Run("a tool that runs as a task, asking for input mid-way", func(t *testing.T) {
+				t.Parallel() // each waits on the server's clock, on a task of its own
 				var messages atomic.Int32
 				pctx := mcp.WithCallOptions(ctx, mcp.CallOptions{Progress: func(p mcp.Progress) {
 					if p.Message != "" {
@@ -267,21 +269,25 @@ func TestEverythingServerTasks(t *testing.T) {
 				assert.Positive(t, messages.Load(), "status messages reach the progress callback")
 			})
 			t.Run("the server's sampling run as a task of the client's", func(t *testing.T) {
+				t.Parallel() // each waits on the server's clock, on a task of its own
 				res, err := c.CallTool(ctx, "trigger-sampling-request-async", map[string]any{"prompt": "hello"})
 				require.NoError(t, err)
 				assert.Contains(t, res.Text(), "[COMPLETED]")
 				assert.Contains(t, res.Text(), "a sampled answer")
 			})
 			t.Run("the server's elicitation run as a task of the client's", func(t *testing.T) {
+				t.Parallel() // each waits on the server's clock, on a task of its own
 				res, err := c.CallTool(ctx, "trigger-elicitation-request-async", nil)
 				require.NoError(t, err)
 				assert.Contains(t, res.Text(), "[COMPLETED]")
 			})
 			t.Run("a tool that does not run as a task is not started as one", func(t *testing.T) {
+				t.Parallel() // each waits on the server's clock, on a task of its own
 				_, err := c.StartToolTask(ctx, "echo", map[string]any{"message": "hi"})
 				assert.ErrorIs(t, err, mcp.ErrNoTaskSupport)
 			})
 			t.Run("a task started, watched and cancelled by hand", func(t *testing.T) {
+				t.Parallel() // each waits on the server's clock, on a task of its own
 				tctx := mcp.WithCallOptions(ctx, mcp.CallOptions{TaskTTL: 2 * time.Minute})
 				task, err := c.StartToolTask(tctx, "simulate-research-query", map[string]any{"topic": "go"})
 				require.NoError(t, err)
@@ -302,6 +308,7 @@ func TestEverythingServerTasks(t *testing.T) {
 				assert.EqualValues(t, mcp.CodeInvalidParams, rpcErr.Code)
 			})
 			t.Run("a task cancelled by the caller's ctx", func(t *testing.T) {
+				t.Parallel() // each waits on the server's clock, on a task of its own
 				cctx, ccancel := context.WithTimeout(ctx, 500*time.Millisecond)
 				defer ccancel()
 				_, err := c.CallTool(cctx, "simulate-research-query", map[string]any{"topic": "rust"})

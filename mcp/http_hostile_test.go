@@ -279,6 +279,7 @@ func TestHTTPAbandonedCallEndsItsRequest(t *testing.T) {
 }
 
 func TestHTTPRetryHasAFloor(t *testing.T) {
+	parallel(t)
 	noLeaks(t)
 	var mu sync.Mutex
 	var gets []time.Time

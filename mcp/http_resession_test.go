@@ -155,6 +155,7 @@ func (f *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestANewSessionAfterTheOldIsGone(t *testing.T) {
+	parallel(t)
 	t.Run("a server that holds the new initialize's stream open holds no call", func(t *testing.T) {
 		noLeaks(t)
 		f, url := newSessionServer(t)

@@ -221,6 +221,7 @@ func httpConnect(t *testing.T, tr mcp.Transport, opts *mcp.Options) *mcp.Connect
 }
 
 func TestStreamableHTTP(t *testing.T) {
+	parallel(t)
 	t.Run("JSON and SSE answers, with the session and version headers", func(t *testing.T) {
 		noLeaks(t)
 		f, srv := newHTTPFake(t)

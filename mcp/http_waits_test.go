@@ -33,6 +33,7 @@ func okResult(w http.ResponseWriter, m rpcMsg) {
 // broken response stream and its resumption hold the call no longer than
 // its ctx allows, and the connection serves the next call.
 func TestHTTPCallWaitsEndWithItsCtx(t *testing.T) {
+	parallel(t)
 	tests := []struct {
 		name  string
 		retry string                                       // the retry: field before the stream breaks
@@ -100,6 +101,7 @@ func TestHTTPCallWaitsEndWithItsCtx(t *testing.T) {
 // (server-everything registers tools then): the first request goes out
 // once that POST is answered.
 func TestHTTPFirstRequestWaitsForInitialized(t *testing.T) {
+	parallel(t)
 	t.Run("until the notification's POST is answered", func(t *testing.T) {
 		noLeaks(t)
 		var during atomic.Bool
@@ -173,6 +175,7 @@ func TestHTTPAnswerOnAnOpenStreamIsNotDelayed(t *testing.T) {
 // Over the legacy HTTP+SSE transport a call given up on ends its POST, or
 // is never POSTed, so that no connection stays open at the server for it.
 func TestLegacySSECancelledCallEndsItsPost(t *testing.T) {
+	parallel(t)
 	noLeaks(t)
 	ended := make(chan string, 64)
 	stream := make(chan []byte, 64)

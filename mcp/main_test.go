@@ -3,9 +3,12 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"log/slog"
-	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +22,30 @@ import (
 
 func TestMain(m *testing.M) {
 	testproc.Main() // serve as a child-process server when asked to
-	os.Exit(m.Run())
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		// The parallel tests wait on clocks, not processors: more of them
+		// than there are processors run at once.
+		flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
+	}
+	// The goroutines of parallel tests are checked here, once every test
+	// has ended (see parallel); each other test checks its own (noLeaks).
+	goleak.VerifyTestMain(m, goleak.IgnoreCurrent())
+}
+
+// parallelTests are the top-level tests that run in parallel.
+var parallelTests sync.Map
+
+// parallel runs t in parallel with the package's other parallel tests: the
+// tests that spend their time waiting on real clocks (retry floors, grace
+// periods, probes). Call it first. The noLeaks of such a test and of its
+// subtests checks nothing, as goleak cannot tell one running test's
+// goroutines from another's: TestMain checks them all at the end.
+func parallel(t *testing.T) {
+	parallelTests.Store(t.Name(), true)
+	t.Parallel()
 }
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -28,8 +54,16 @@ var quiet = slog.New(slog.DiscardHandler)
 // when it ends. Call it first, so that it runs after every other cleanup.
 func noLeaks(t *testing.T) {
 	t.Helper()
+	if top, _, _ := strings.Cut(t.Name(), "/"); isParallel(top) {
+		return
+	}
 	opts := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opts) })
+}
+
+func isParallel(test string) bool {
+	_, ok := parallelTests.Load(test)
+	return ok
 }
 
 // connect connects to tr and closes the connection when the test ends.

@@ -15,6 +15,7 @@ import (
 )
 
 func TestPagingKeepsNoCursors(t *testing.T) {
+	parallel(t)
 	noLeaks(t)
 	// Every page names a fresh 1 MiB cursor: the cycle check must not keep
 	// them. The heap is measured when the last page is asked for, while

@@ -62,6 +62,7 @@ func (l *listens) notify(id json.RawMessage, method string, params map[string]an
 }
 
 func TestModernSubscriptions(t *testing.T) {
+	parallel(t)
 	t.Run("list changes come on subscriptions/listen, with a filter of the handlers set", func(t *testing.T) {
 		noLeaks(t)
 		l := newListens()

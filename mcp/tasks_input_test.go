@@ -51,6 +51,7 @@ func TestAFailedInputCancelsItsTask(t *testing.T) {
 }
 
 func TestTaskInputIsBoundedPerCall(t *testing.T) {
+	parallel(t)
 	t.Run("2026-07-28: a task asking for new input at every poll", func(t *testing.T) {
 		noLeaks(t)
 		f := newTaskFake(true)

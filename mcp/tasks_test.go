@@ -144,6 +144,7 @@ var eras = []struct {
 }{{"2025-11-25", false}, {"2026-07-28", true}}
 
 func TestToolTasks(t *testing.T) {
+	parallel(t)
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			t.Run("a task that completes returns the tool's result, its status messages reported", func(t *testing.T) {
@@ -400,6 +401,7 @@ func TestAToolOutsideTheListingIsLookedUpOnce(t *testing.T) {
 }
 
 func TestACancelledTaskEndsWithErrTaskCancelled(t *testing.T) {
+	parallel(t)
 	noLeaks(t)
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
