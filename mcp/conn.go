@@ -594,3 +594,23 @@ func (c *Connection) getCause() error {
 	defer c.causeMu.Unlock()
 	return c.cause
 }
+
+// ElicitHandler answers elicitation/create. It runs in its own goroutine;
+// ctx ends when the server cancels the request or the connection closes.
+// It may call the Connection.
+type ElicitHandler func(ctx context.Context, c *Connection, req *ElicitRequest) (*ElicitResult, error)
+
+// SamplingHandler answers sampling/createMessage. It runs in its own
+// goroutine; ctx ends when the server cancels the request or the
+// connection closes. It may call the Connection.
+type SamplingHandler func(ctx context.Context, c *Connection, req *CreateMessageRequest) (*CreateMessageResult, error)
+
+// roundTrip sends a request and returns its raw, complete result, having
+// answered what the server asked for meanwhile (see era.roundTrip).
+func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
+	raw, _, err := c.era().roundTrip(ctx, c, method, params, nil)
+	return raw, err
+}
+
+// pager is what a listing needs of c.
+func (c *Connection) pager() pager { return pager{call: c.call, logger: c.logger} }

@@ -262,3 +262,13 @@ func (s *connStream) failed(err error) {
 	s.c.setCause(err)
 	go s.Close() // bounded by the Stream's Close
 }
+
+// sessionIDer is a Stream with a session id (Streamable HTTP).
+type sessionIDer interface{ sessionID() string }
+
+// eraCache is a Stream that remembers the era of its server across
+// connections: Streamable HTTP, per transport.
+type eraCache interface {
+	era() string
+	setEra(era string)
+}

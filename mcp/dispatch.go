@@ -3,11 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
+	"github.com/mcplug/mcplug/internal/formschema"
 	"github.com/mcplug/mcplug/internal/jsonrpc"
 )
 
@@ -50,10 +50,10 @@ func newDispatcher(c *Connection) *dispatcher {
 func (d *dispatcher) handle(req *request) {
 	switch {
 	case req.notif() && req.Method == "notifications/progress":
-		d.c.onProgress(params(req))
+		d.c.onProgress(req.Params)
 		return
 	case req.notif() && req.Method == "notifications/cancelled":
-		d.cancelInflight(params(req)) // at once: the request may be waiting in the queue
+		d.cancelInflight(req.Params) // at once: the request may be waiting in the queue
 		return
 	}
 	d.mu.Lock()
@@ -134,8 +134,6 @@ func (d *dispatcher) run(disconnect <-chan struct{}) {
 	}
 }
 
-func params(req *request) json.RawMessage { return req.Params }
-
 // serve handles one message from the server. Quick answers are given here;
 // requests that may take long (sampling, elicitation) run in their own
 // goroutine, so they never stall other traffic and may call the server.
@@ -153,7 +151,7 @@ func (d *dispatcher) serve(req *request) {
 		d.requestDone()
 		return
 	}
-	if n := len(params(req)); n > c.maxServerRequestSize() {
+	if n := len(req.Params); n > c.maxServerRequestSize() {
 		d.reply(req.ID, nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("request of %d bytes is larger than this client takes (%d)", n, c.maxServerRequestSize())})
 		d.requestDone()
 		return
@@ -181,13 +179,13 @@ func (d *dispatcher) serve(req *request) {
 			d.requestDone()
 			return
 		}
-		serve := func(ctx context.Context) (any, *Error) { return c.sample(ctx, params(req)) }
+		serve := func(ctx context.Context) (any, *Error) { return c.sample(ctx, req.Params) }
 		if asTask != nil {
 			d.serveAsTask(req, asTask, serve)
 			d.requestDone()
 			return
 		}
-		if rpcErr := c.tasks.spendFor(params(req)); rpcErr != nil { // input of a task a call follows
+		if rpcErr := c.tasks.spendFor(req.Params); rpcErr != nil { // input of a task a call follows
 			d.reply(req.ID, nil, rpcErr)
 			d.requestDone()
 			return
@@ -199,13 +197,13 @@ func (d *dispatcher) serve(req *request) {
 			d.requestDone()
 			return
 		}
-		serve := func(ctx context.Context) (any, *Error) { return c.elicit(ctx, params(req)) }
+		serve := func(ctx context.Context) (any, *Error) { return c.elicit(ctx, req.Params) }
 		if asTask != nil {
 			d.serveAsTask(req, asTask, serve)
 			d.requestDone()
 			return
 		}
-		if rpcErr := c.tasks.spendFor(params(req)); rpcErr != nil {
+		if rpcErr := c.tasks.spendFor(req.Params); rpcErr != nil {
 			d.reply(req.ID, nil, rpcErr)
 			d.requestDone()
 			return
@@ -259,9 +257,9 @@ func (d *dispatcher) async(req *request, serve func(ctx context.Context) (any, *
 		}()
 		hctx, end := ctx, func(Outcome) {}
 		if o := c.opts.Observer; o != nil {
-			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
+			op := c.operation(req.Method, 0, req.Params)
 			op.RequestID = req.peerID()
-			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(params(req)))
+			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(req.Params))
 		}
 		result, rpcErr := serve(hctx)
 		var err error
@@ -278,19 +276,9 @@ func (d *dispatcher) async(req *request, serve func(ctx context.Context) (any, *
 	}()
 }
 
-// handlerError is the JSON-RPC error a handler's Go error becomes: an
-// *Error as is, anything else as an internal error.
-func handlerError(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return &Error{Code: CodeInternalError, Message: err.Error()}
-}
-
 func (d *dispatcher) notification(req *request) {
 	c := d.c
-	p := params(req)
+	p := req.Params
 	switch req.Method {
 	case "notifications/message":
 		var m LoggingMessage
@@ -395,4 +383,112 @@ func (d *dispatcher) reply(id json.RawMessage, result any, rpcErr *Error) {
 	if err := d.c.stream.writeLineWith(b, nil); err != nil {
 		d.c.logger.Debug("mcp: reply failed", "id", string(id), "err", err)
 	}
+}
+
+// sample serves sampling/createMessage with the Sampling handler.
+func (c *Connection) sample(ctx context.Context, params json.RawMessage) (any, *Error) {
+	if c.opts.Sampling == nil {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "this client does not offer sampling"}
+	}
+	var p CreateMessageRequest
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "invalid sampling/createMessage params: " + err.Error()}
+	}
+	if len(p.Tools) > 0 && !c.opts.SamplingTools {
+		return nil, &Error{Code: CodeInvalidParams, Message: "this client does not offer tool use in sampling"}
+	}
+	res, err := c.opts.Sampling(ctx, c, &p)
+	if err != nil {
+		return nil, handlerError(err)
+	}
+	if res == nil {
+		return nil, &Error{Code: CodeInternalError, Message: "sampling handler returned no result"}
+	}
+	return res, nil
+}
+
+// elicit serves elicitation/create: it checks the request against the
+// modes offered, runs the handler, and for an accepted form applies the
+// schema's defaults and validates the answer before it is sent.
+func (c *Connection) elicit(ctx context.Context, params json.RawMessage) (any, *Error) {
+	var req ElicitRequest
+	if err := json.Unmarshal(params, &req); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "invalid elicitation/create params: " + err.Error()}
+	}
+	switch req.Mode {
+	case "", "form":
+		if c.opts.ElicitForm == nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "this client does not support form-mode elicitation"}
+		}
+		fs, err := formschema.Check(req.RequestedSchema)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "invalid requestedSchema: " + err.Error()}
+		}
+		schema, err := compileSchema("elicitation/requestedSchema", req.RequestedSchema)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "invalid requestedSchema: " + err.Error()}
+		}
+		res, err := c.opts.ElicitForm(ctx, c, &req)
+		if err != nil {
+			return nil, handlerError(err)
+		}
+		if res == nil || res.Action != "accept" {
+			return declined(res), nil
+		}
+		content := fs.WithDefaults(res.Content)
+		answer, err := json.Marshal(content)
+		if err == nil {
+			err = validateJSON(ctx, schema, answer)
+		}
+		if err != nil {
+			c.logger.Warn("mcp: elicitation answer does not match the requested schema; not sent", "err", err)
+			return nil, &Error{Code: CodeInvalidParams, Message: "the answer does not match the requested schema: " + err.Error()}
+		}
+		return &ElicitResult{Action: "accept", Content: content}, nil
+	case "url":
+		if c.opts.ElicitURL == nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "this client does not support url-mode elicitation"}
+		}
+		if req.URL == "" || (req.ElicitationID == "" && c.era().elicitationIDs()) { // 2026-07-28 dropped elicitationId
+			return nil, &Error{Code: CodeInvalidParams, Message: "url-mode elicitation needs url and elicitationId"}
+		}
+		res, err := c.opts.ElicitURL(ctx, c, &req)
+		if err != nil {
+			return nil, handlerError(err)
+		}
+		if res == nil || res.Action != "accept" {
+			return declined(res), nil
+		}
+		return &ElicitResult{Action: "accept"}, nil
+	default:
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("unknown elicitation mode %q", req.Mode)}
+	}
+}
+
+func declined(res *ElicitResult) *ElicitResult {
+	if res == nil || (res.Action != "decline" && res.Action != "cancel") {
+		return &ElicitResult{Action: "cancel"}
+	}
+	return &ElicitResult{Action: res.Action}
+}
+
+// listRoots answers roots/list.
+func (c *Connection) listRoots() any {
+	c.rootsMu.Lock()
+	defer c.rootsMu.Unlock()
+	roots := c.roots
+	if roots == nil {
+		roots = []Root{}
+	}
+	return map[string]any{"roots": roots}
+}
+
+// logMessage is the default for notifications/message: the connection's
+// logger, at the matching level.
+func (c *Connection) logMessage(m *LoggingMessage) {
+	attrs := []any{"data", m.Data}
+	if m.Logger != "" {
+		attrs = append(attrs, "logger", m.Logger)
+	}
+	c.logger.Log(context.Background(), m.Level.Slog(), "mcp: server log", attrs...)
 }

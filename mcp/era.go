@@ -186,13 +186,6 @@ func unreachable(err error) bool {
 	return errors.As(err, &opErr) || errors.As(err, &dnsErr)
 }
 
-// eraCache is a Stream that remembers the era of its server across
-// connections: Streamable HTTP, per transport.
-type eraCache interface {
-	era() string
-	setEra(era string)
-}
-
 // eraLegacy is what eraCache keeps for a server that spoke only legacy.
 const eraLegacy = "legacy"
 
@@ -636,3 +629,26 @@ type metaState struct {
 // isModern reports whether protocol version v is of the modern era
 // (after LatestLegacyVersion).
 func isModern(v string) bool { return v >= "2026-07-28" }
+
+// inputBudget is what the input of one call may still cost; the zero
+// value is a whole budget. It is safe for concurrent use.
+type inputBudget struct {
+	mu      sync.Mutex
+	rounds  int
+	answers int
+}
+
+// offersToolTasks reads tasks.requests.tools.call in a tasks capability.
+func offersToolTasks(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var caps struct {
+		Requests struct {
+			Tools struct {
+				Call json.RawMessage `json:"call"`
+			} `json:"tools"`
+		} `json:"requests"`
+	}
+	return json.Unmarshal(raw, &caps) == nil && caps.Requests.Tools.Call != nil
+}

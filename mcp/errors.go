@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 )
@@ -164,3 +165,63 @@ func (e *wrapped) Error() string {
 }
 
 func (e *wrapped) Unwrap() error { return e.err }
+
+// badResult is a result that does not decode: it matches ErrBadResult.
+type badResult struct{ err error }
+
+func (e *badResult) Error() string { return ErrBadResult.Error() + ": " + e.err.Error() }
+
+func (e *badResult) Is(target error) bool { return target == ErrBadResult }
+
+func (e *badResult) Unwrap() error { return e.err }
+
+// handlerError is the JSON-RPC error a handler's Go error becomes: an
+// *Error as is, anything else as an internal error.
+func handlerError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}
+
+// requireObject reports an error unless b is a JSON object.
+func requireObject(b []byte) error {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	if i < len(b) && b[i] == '{' {
+		return nil
+	}
+	return fmt.Errorf("%w: want a JSON object, got %s", ErrBadResult, preview(b))
+}
+
+// HTTPStatusError reports an HTTP answer that is not a success. Header
+// holds the answer's headers (WWW-Authenticate of a 401, Retry-After of a
+// 429 or 503).
+type HTTPStatusError struct {
+	StatusCode int
+	Body       string // the start of the body
+	Header     http.Header
+}
+
+func (e *HTTPStatusError) Error() string {
+	msg := fmt.Sprintf("mcp: http status %d", e.StatusCode)
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// checkContent rejects content blocks that are not objects with a "type":
+// a null item decodes to an empty block, which must not pass for an
+// answer.
+func checkContent(content []Content) error {
+	for i := range content {
+		if content[i].Type == "" {
+			return fmt.Errorf("%w: content[%d] is not a content block (null, or no \"type\")", ErrBadResult, i)
+		}
+	}
+	return nil
+}

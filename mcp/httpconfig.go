@@ -96,20 +96,3 @@ func (e *RedirectError) Error() string {
 
 // originOf is u's origin (scheme, host and port).
 func originOf(u *url.URL) string { return origin.Of(u) }
-
-// HTTPStatusError reports an HTTP answer that is not a success. Header
-// holds the answer's headers (WWW-Authenticate of a 401, Retry-After of a
-// 429 or 503).
-type HTTPStatusError struct {
-	StatusCode int
-	Body       string // the start of the body
-	Header     http.Header
-}
-
-func (e *HTTPStatusError) Error() string {
-	msg := fmt.Sprintf("mcp: http status %d", e.StatusCode)
-	if e.Body != "" {
-		msg += ": " + e.Body
-	}
-	return msg
-}

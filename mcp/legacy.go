@@ -107,7 +107,7 @@ func (legacy) inputByResult() bool { return true }
 
 func (legacy) tasks(ctx context.Context, c *Connection) ([]*Task, error) {
 	var out []*Task
-	for w, err := range seq[wireTask](ctx, c, "tasks/list", "tasks") {
+	for w, err := range seq[wireTask](ctx, c.pager(), "tasks/list", "tasks") {
 		if err != nil {
 			return out, err
 		}
@@ -146,7 +146,7 @@ func (legacy) servedTask(c *Connection, req *request) *taskRequest {
 	if c.opts.DisableTasks {
 		return nil
 	}
-	return taskMember(params(req))
+	return taskMember(req.Params)
 }
 
 // elicitationIDs: a url-mode elicitation names itself.

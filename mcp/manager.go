@@ -393,42 +393,6 @@ func (m *Manager) isClosed() bool {
 	return m.closed
 }
 
-// Status reports every server, sorted by name. It starts nothing.
-func (m *Manager) Status() []ServerStatus {
-	m.mu.Lock()
-	servers := m.sorted()
-	built := m.routes != nil
-	m.mu.Unlock()
-	if !built {
-		m.table()
-	}
-	out := make([]ServerStatus, 0, len(servers))
-	for _, s := range servers {
-		s.mu.Lock()
-		st := ServerStatus{Name: s.name, State: s.state, Transport: s.kind, Err: s.err, Tools: s.exposed,
-			Restarts: s.restarts, Warnings: slices.Clone(s.warnings)}
-		if s.cfg != nil {
-			st.Scope, st.Source = s.cfg.Scope, s.cfg.Source
-			st.Warnings = append(slices.Clone(s.cfg.Warnings), st.Warnings...)
-		}
-		if s.conn != nil {
-			if err := s.conn.Err(); err != nil && s.state == StateConnected {
-				st.State, st.Err = StateReconnecting, err
-			}
-			st.ServerInfo = s.conn.InitializeResult().ServerInfo
-			st.ProtocolVersion = s.conn.InitializeResult().ProtocolVersion
-		}
-		s.mu.Unlock()
-		if s.authorizer != nil && s.mayContact() == nil {
-			if a, ok := s.authorizer().(MethodAuthorizer); ok {
-				st.Auth = a.Method()
-			}
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
 // Close stops every server's supervisor, which closes its connection (all
 // in parallel; each close is bounded, see CommandTransport), and waits for
 // them and for background refreshes. It returns the close errors, joined.
@@ -453,4 +417,17 @@ func (m *Manager) Close() error {
 		s.mu.Unlock()
 	}
 	return errors.Join(errs...)
+}
+
+func (m *Manager) sorted() []*server {
+	names := make([]string, 0, len(m.servers))
+	for n := range m.servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]*server, len(names))
+	for i, n := range names {
+		out[i] = m.servers[n]
+	}
+	return out
 }

@@ -32,14 +32,6 @@ const (
 	maxInputAnswers = 64
 )
 
-// inputBudget is what the input of one call may still cost; the zero
-// value is a whole budget. It is safe for concurrent use.
-type inputBudget struct {
-	mu      sync.Mutex
-	rounds  int
-	answers int
-}
-
 // spend takes rounds and answers from b, or fails with ErrInputRounds
 // (taking nothing).
 func (b *inputBudget) spend(rounds, answers int) error {
@@ -101,13 +93,6 @@ func memberIs(raw []byte, key string, want []byte) bool {
 		return true
 	})
 	return found
-}
-
-// roundTrip sends a request and returns its raw, complete result, having
-// answered what the server asked for meanwhile (see era.roundTrip).
-func (c *Connection) roundTrip(ctx context.Context, method string, params any) ([]byte, error) {
-	raw, _, err := c.era().roundTrip(ctx, c, method, params, nil)
-	return raw, err
 }
 
 // roundTripWith is roundTrip whose input rounds spend *budget, made when

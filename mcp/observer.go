@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
 )
@@ -133,9 +132,6 @@ var (
 	_ TransportDescriber = (*SSETransport)(nil)
 )
 
-// sessionIDer is a Stream with a session id (Streamable HTTP).
-type sessionIDer interface{ sessionID() string }
-
 // httpVersioner is a Stream over HTTP: the version of its last response.
 type httpVersioner interface{ httpVersion() string }
 
@@ -194,19 +190,6 @@ func (c *Connection) operation(method string, id uint64, params any) *Operation 
 		op.Prompt = name
 	}
 	return op
-}
-
-// maxPeerID bounds a server request's id, in Operation.RequestID (the
-// trace context it hands an Observer is bounded by jsonrpc.StringMeta).
-const maxPeerID = 128
-
-// peerRequestID is a server request's id as an Operation says it, cut at
-// maxPeerID bytes.
-func peerRequestID(id string) string {
-	if len(id) > maxPeerID {
-		return strings.ToValidUTF8(id[:maxPeerID], "")
-	}
-	return id
 }
 
 // isToolError reports whether a raw tools/call result has isError set.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"log/slog"
 	"time"
 
 	"github.com/mcplug/mcplug/internal/paging"
@@ -40,8 +41,15 @@ func (h CacheHints) ttl() time.Duration {
 	return time.Duration(*h.TTLMs) * time.Millisecond
 }
 
+// pager is what a listing needs of a Connection: its call, and its logger
+// for what the pages get wrong.
+type pager struct {
+	call   func(ctx context.Context, method string, params, result any) error
+	logger *slog.Logger
+}
+
 // listPage fetches one page of method, whose items are under key.
-func listPage[T any](ctx context.Context, c *Connection, method, key string, params *listParams) (*page[T], error) {
+func listPage[T any](ctx context.Context, c pager, method, key string, params *listParams) (*page[T], error) {
 	var p any
 	if params != nil && (params.Cursor != "" || params.Meta != nil) {
 		p = params
@@ -75,13 +83,13 @@ func listPage[T any](ctx context.Context, c *Connection, method, key string, par
 }
 
 // seq yields every item of every page of method (see internal/paging).
-func seq[T any](ctx context.Context, c *Connection, method, key string) iter.Seq2[T, error] {
+func seq[T any](ctx context.Context, c pager, method, key string) iter.Seq2[T, error] {
 	return seqHints[T](ctx, c, method, key, nil)
 }
 
 // seqHints is seq that also hands each page's cache hints to hints (when
 // not nil).
-func seqHints[T any](ctx context.Context, c *Connection, method, key string, hints func(CacheHints)) iter.Seq2[T, error] {
+func seqHints[T any](ctx context.Context, c pager, method, key string, hints func(CacheHints)) iter.Seq2[T, error] {
 	return paging.All(func(cursor string) ([]T, string, error) {
 		p, err := listPage[T](ctx, c, method, key, &listParams{Cursor: cursor})
 		if err != nil {
@@ -107,10 +115,3 @@ func collect[T any](s iter.Seq2[T, error]) ([]T, error) {
 	}
 	return out, nil
 }
-
-// badResult is a result that does not decode: it matches ErrBadResult.
-type badResult struct{ err error }
-
-func (e *badResult) Error() string        { return ErrBadResult.Error() + ": " + e.err.Error() }
-func (e *badResult) Is(target error) bool { return target == ErrBadResult }
-func (e *badResult) Unwrap() error        { return e.err }

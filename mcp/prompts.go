@@ -52,7 +52,7 @@ func (c *Connection) Prompts(ctx context.Context) ([]Prompt, error) {
 
 // AllPrompts is AllResources for prompts/list.
 func (c *Connection) AllPrompts(ctx context.Context) iter.Seq2[Prompt, error] {
-	return seq[Prompt](ctx, c, "prompts/list", "prompts")
+	return seq[Prompt](ctx, c.pager(), "prompts/list", "prompts")
 }
 
 // GetPrompt fills in a prompt (prompts/get).

@@ -1,8 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+
+	"github.com/mcplug/mcplug/internal/jsonrpc"
 )
 
 // Protocol versions: the newest Connect speaks, and the one it offers in
@@ -211,18 +215,6 @@ type ResourceContents struct {
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// requireObject reports an error unless b is a JSON object.
-func requireObject(b []byte) error {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	if i < len(b) && b[i] == '{' {
-		return nil
-	}
-	return fmt.Errorf("%w: want a JSON object, got %s", ErrBadResult, preview(b))
-}
-
 func preview(b []byte) string {
 	if len(b) > 80 {
 		return string(b[:80]) + "…"
@@ -259,4 +251,171 @@ type clientCapabilities struct {
 	Elicitation  json.RawMessage            `json:"elicitation,omitempty"`
 	Tasks        json.RawMessage            `json:"tasks,omitempty"`      // 2025-11-25: requests the client runs as tasks
 	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"` // 2026-07-28: io.modelcontextprotocol/tasks
+}
+
+// LoggingLevel is a syslog severity, as MCP uses them.
+type LoggingLevel string
+
+// LoggingMessage is a notifications/message from the server.
+type LoggingMessage struct {
+	Level  LoggingLevel    `json:"level"`
+	Logger string          `json:"logger,omitempty"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// Root is a directory or file the client lets the server work in.
+type Root struct {
+	URI  string          `json:"uri"` // a file:// URI
+	Name string          `json:"name,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SubscribeParams are the parameters of resources/subscribe and
+// resources/unsubscribe.
+type SubscribeParams struct {
+	URI string `json:"uri"`
+}
+
+// ElicitRequest is a server's elicitation/create: it asks the user for
+// input. In form mode (Mode "form" or "") RequestedSchema describes the
+// fields; in URL mode (Mode "url") the user is sent to URL, and the server
+// later sends notifications/elicitation/complete with ElicitationID.
+type ElicitRequest struct {
+	Mode            string          `json:"mode,omitempty"`
+	Message         string          `json:"message"`
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	ElicitationID   string          `json:"elicitationId,omitempty"`
+	URL             string          `json:"url,omitempty"`
+	Meta            json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ElicitResult is the user's answer: Action is "accept", "decline" or
+// "cancel"; Content holds the form's values when accepted.
+type ElicitResult struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// CreateMessageRequest is a server's sampling/createMessage: it asks the
+// client's model for a reply. With Tools (when the client offers
+// Options.SamplingTools), the model may answer with tool_use content, and
+// later requests carry tool_result content.
+type CreateMessageRequest struct {
+	Messages         []SamplingMessage `json:"messages"`
+	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
+	SystemPrompt     string            `json:"systemPrompt,omitempty"`
+	IncludeContext   string            `json:"includeContext,omitempty"`
+	Temperature      *float64          `json:"temperature,omitempty"`
+	MaxTokens        int               `json:"maxTokens"`
+	StopSequences    []string          `json:"stopSequences,omitempty"`
+	Metadata         json.RawMessage   `json:"metadata,omitempty"`
+	Tools            []Tool            `json:"tools,omitempty"`
+	ToolChoice       json.RawMessage   `json:"toolChoice,omitempty"`
+	Meta             json.RawMessage   `json:"_meta,omitempty"`
+}
+
+// CreateMessageResult is the client's reply to sampling/createMessage.
+type CreateMessageResult struct {
+	Role       string    // "assistant"
+	Content    []Content // sent as one block when there is one, else as an array
+	Model      string    // the model that answered
+	StopReason string    // "endTurn", "stopSequence", "maxTokens", "toolUse", …
+}
+
+// Wire shapes of the task requests.
+type (
+	taskRequest struct {
+		TTL *int64 `json:"ttl,omitempty"`
+	}
+	taskParams struct {
+		TaskID string `json:"taskId"`
+	}
+	taskUpdateParams struct {
+		TaskID         string         `json:"taskId"`
+		InputResponses map[string]any `json:"inputResponses"`
+	}
+)
+
+// ModelPreferences are the server's hints for choosing a model.
+type ModelPreferences struct {
+	Hints                []ModelHint `json:"hints,omitempty"`
+	CostPriority         *float64    `json:"costPriority,omitempty"`
+	SpeedPriority        *float64    `json:"speedPriority,omitempty"`
+	IntelligencePriority *float64    `json:"intelligencePriority,omitempty"`
+}
+
+// SamplingMessage is one message of a sampling conversation. Its content
+// is text, image, audio, tool_use (ID, Name, Input) or tool_result
+// (ToolUseID, Content, StructuredContent, IsError) blocks; on the wire a
+// single block may stand alone or in an array.
+type SamplingMessage struct {
+	Role    string          `json:"role"`
+	Content []Content       `json:"content"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ModelHint names a model, or part of a name.
+type ModelHint struct {
+	Name string `json:"name,omitempty"`
+}
+
+// ExtensionTasks names the tasks extension of the 2026-07-28 revision.
+const ExtensionTasks = "io.modelcontextprotocol/tasks"
+
+// Slog returns the slog level a logging level maps to.
+func (l LoggingLevel) Slog() slog.Level {
+	switch l {
+	case LevelDebug:
+		return slog.LevelDebug
+	case LevelInfo, LevelNotice:
+		return slog.LevelInfo
+	case LevelWarning:
+		return slog.LevelWarn
+	default:
+		return slog.LevelError
+	}
+}
+
+// The logging levels, least severe first.
+const (
+	LevelDebug     LoggingLevel = "debug"
+	LevelInfo      LoggingLevel = "info"
+	LevelNotice    LoggingLevel = "notice"
+	LevelWarning   LoggingLevel = "warning"
+	LevelError     LoggingLevel = "error"
+	LevelCritical  LoggingLevel = "critical"
+	LevelAlert     LoggingLevel = "alert"
+	LevelEmergency LoggingLevel = "emergency"
+)
+
+// encodeArguments encodes a tool call's arguments, appending to dst when
+// it encodes them itself (dst may be nil).
+func encodeArguments(dst []byte, args any) (json.RawMessage, error) {
+	var b []byte
+	trusted := false // encoding/json's output needs no second check
+	switch a := args.(type) {
+	case nil:
+		return json.RawMessage("{}"), nil
+	case json.RawMessage:
+		b = a
+	case []byte:
+		b = a
+	default:
+		if enc, ok := jsonrpc.AppendArgs(dst, args); ok {
+			return enc, nil
+		}
+		var err error
+		if b, err = json.Marshal(args); err != nil {
+			return nil, fmt.Errorf("mcp: encode tool arguments: %w", err)
+		}
+		trusted = true
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return json.RawMessage("{}"), nil
+	}
+	if b[0] != '{' || (!trusted && !json.Valid(b)) {
+		return nil, fmt.Errorf("mcp: tool arguments must be a JSON object, got %s", preview(b))
+	}
+	return b, nil
 }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 )
 
@@ -47,12 +46,6 @@ type ReadResourceResult struct {
 	CacheHints
 }
 
-// SubscribeParams are the parameters of resources/subscribe and
-// resources/unsubscribe.
-type SubscribeParams struct {
-	URI string `json:"uri"`
-}
-
 // Resources returns every page of resources/list.
 func (c *Connection) Resources(ctx context.Context) ([]Resource, error) {
 	return collect(c.AllResources(ctx))
@@ -63,7 +56,7 @@ func (c *Connection) Resources(ctx context.Context) ([]Resource, error) {
 // screen of a server with 100,000 resources) fetches no more pages. An
 // error ends the sequence.
 func (c *Connection) AllResources(ctx context.Context) iter.Seq2[Resource, error] {
-	return seq[Resource](ctx, c, "resources/list", "resources")
+	return seq[Resource](ctx, c.pager(), "resources/list", "resources")
 }
 
 // ResourceTemplates returns every page of resources/templates/list.
@@ -73,7 +66,7 @@ func (c *Connection) ResourceTemplates(ctx context.Context) ([]ResourceTemplate,
 
 // AllResourceTemplates is AllResources for resources/templates/list.
 func (c *Connection) AllResourceTemplates(ctx context.Context) iter.Seq2[ResourceTemplate, error] {
-	return seq[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates")
+	return seq[ResourceTemplate](ctx, c.pager(), "resources/templates/list", "resourceTemplates")
 }
 
 // ReadResource reads a resource (resources/read).
@@ -97,28 +90,4 @@ func (c *Connection) Subscribe(ctx context.Context, params *SubscribeParams) err
 // server, the URI leaves the listen filter.
 func (c *Connection) Unsubscribe(ctx context.Context, params *SubscribeParams) error {
 	return c.era().subscribe(ctx, c, params, false)
-}
-
-func (c *Connection) subscribe(ctx context.Context, params *SubscribeParams, on bool) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if params == nil || params.URI == "" {
-		return errors.New("mcp: Subscribe needs a URI")
-	}
-	if c.ended() {
-		return &closedError{cause: c.getCause()}
-	}
-	c.listen.mu.Lock()
-	if c.listen.uris == nil {
-		c.listen.uris = map[string]bool{}
-	}
-	if on {
-		c.listen.uris[params.URI] = true
-	} else {
-		delete(c.listen.uris, params.URI)
-	}
-	c.listen.mu.Unlock()
-	c.era().listen(c)
-	return nil
 }

@@ -2,16 +2,8 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 )
-
-// Root is a directory or file the client lets the server work in.
-type Root struct {
-	URI  string          `json:"uri"` // a file:// URI
-	Name string          `json:"name,omitempty"`
-	Meta json.RawMessage `json:"_meta,omitempty"`
-}
 
 // SetRoots replaces the roots the server sees in roots/list, and tells a
 // legacy server when they changed (notifications/roots/list_changed); a
@@ -30,15 +22,4 @@ func (c *Connection) SetRoots(ctx context.Context, roots []Root) error {
 		return nil
 	}
 	return c.era().rootsChanged(ctx, c)
-}
-
-// listRoots answers roots/list.
-func (c *Connection) listRoots() any {
-	c.rootsMu.Lock()
-	defer c.rootsMu.Unlock()
-	roots := c.roots
-	if roots == nil {
-		roots = []Root{}
-	}
-	return map[string]any{"roots": roots}
 }

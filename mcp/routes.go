@@ -8,27 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 )
-
-func (m *Manager) invalidate() {
-	m.mu.Lock()
-	m.routes = nil
-	m.mu.Unlock()
-}
-
-func (m *Manager) sorted() []*server {
-	names := make([]string, 0, len(m.servers))
-	for n := range m.servers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	out := make([]*server, len(names))
-	for i, n := range names {
-		out[i] = m.servers[n]
-	}
-	return out
-}
 
 // Tools connects servers not yet tried (see Connect) and returns the tools
 // of every server, named mcp__<server>__<tool>; see ExposedName for the
@@ -183,74 +163,6 @@ func (m *Manager) routeTool(ctx context.Context, name string, do func(ctx contex
 	return nil
 }
 
-// toolsChanged refreshes s's tools after notifications/tools/list_changed.
-// The listing waits refreshDelay for the rest of a burst, so a burst causes
-// one listing, or two when notifications still come while the first runs.
-func (m *Manager) toolsChanged(s *server) {
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return
-	}
-	s.mu.Lock()
-	if s.refreshing {
-		s.dirty = true
-		s.mu.Unlock()
-		m.mu.Unlock()
-		return
-	}
-	s.refreshing = true
-	s.mu.Unlock()
-	m.wg.Add(1)
-	m.mu.Unlock()
-	go m.refresh(s)
-}
-
-func (m *Manager) refresh(s *server) {
-	defer m.wg.Done()
-	delay := time.NewTimer(refreshDelay)
-	defer delay.Stop()
-	for {
-		select {
-		case <-delay.C:
-		case <-m.ctx.Done(): // closing
-			s.mu.Lock()
-			s.refreshing = false
-			s.mu.Unlock()
-			return
-		}
-		s.mu.Lock()
-		conn := s.conn
-		s.dirty = false
-		s.mu.Unlock()
-		if conn != nil {
-			ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)
-			tools, err := conn.Tools(ctx)
-			cancel()
-			s.mu.Lock()
-			if err == nil && s.conn == conn {
-				s.tools = tools
-			} else if err != nil {
-				m.logger.Warn("mcp: could not refresh tools", "server", s.name, "err", err)
-			}
-			s.mu.Unlock()
-			m.invalidate()
-		}
-		s.mu.Lock()
-		if !s.dirty || m.ctx.Err() != nil {
-			s.refreshing = false
-			s.mu.Unlock()
-			return
-		}
-		s.mu.Unlock()
-		delay.Reset(refreshDelay)
-	}
-}
-
-// refreshDelay is how long a tools refresh waits for more of a burst of
-// notifications/tools/list_changed.
-const refreshDelay = 20 * time.Millisecond
-
 // alwaysLoadMeta is the _meta key Claude Code reads on a tool: true, it is
 // never deferred behind a tool search (package agent reads it).
 const alwaysLoadMeta = "anthropic/alwaysLoad"
@@ -272,4 +184,40 @@ func withAlwaysLoad(meta json.RawMessage) json.RawMessage {
 		return meta
 	}
 	return b
+}
+
+// Status reports every server, sorted by name. It starts nothing.
+func (m *Manager) Status() []ServerStatus {
+	m.mu.Lock()
+	servers := m.sorted()
+	built := m.routes != nil
+	m.mu.Unlock()
+	if !built {
+		m.table()
+	}
+	out := make([]ServerStatus, 0, len(servers))
+	for _, s := range servers {
+		s.mu.Lock()
+		st := ServerStatus{Name: s.name, State: s.state, Transport: s.kind, Err: s.err, Tools: s.exposed,
+			Restarts: s.restarts, Warnings: slices.Clone(s.warnings)}
+		if s.cfg != nil {
+			st.Scope, st.Source = s.cfg.Scope, s.cfg.Source
+			st.Warnings = append(slices.Clone(s.cfg.Warnings), st.Warnings...)
+		}
+		if s.conn != nil {
+			if err := s.conn.Err(); err != nil && s.state == StateConnected {
+				st.State, st.Err = StateReconnecting, err
+			}
+			st.ServerInfo = s.conn.InitializeResult().ServerInfo
+			st.ProtocolVersion = s.conn.InitializeResult().ProtocolVersion
+		}
+		s.mu.Unlock()
+		if s.authorizer != nil && s.mayContact() == nil {
+			if a, ok := s.authorizer().(MethodAuthorizer); ok {
+				st.Auth = a.Method()
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }

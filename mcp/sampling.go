@@ -2,50 +2,8 @@ package mcp
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 )
-
-// CreateMessageRequest is a server's sampling/createMessage: it asks the
-// client's model for a reply. With Tools (when the client offers
-// Options.SamplingTools), the model may answer with tool_use content, and
-// later requests carry tool_result content.
-type CreateMessageRequest struct {
-	Messages         []SamplingMessage `json:"messages"`
-	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
-	SystemPrompt     string            `json:"systemPrompt,omitempty"`
-	IncludeContext   string            `json:"includeContext,omitempty"`
-	Temperature      *float64          `json:"temperature,omitempty"`
-	MaxTokens        int               `json:"maxTokens"`
-	StopSequences    []string          `json:"stopSequences,omitempty"`
-	Metadata         json.RawMessage   `json:"metadata,omitempty"`
-	Tools            []Tool            `json:"tools,omitempty"`
-	ToolChoice       json.RawMessage   `json:"toolChoice,omitempty"`
-	Meta             json.RawMessage   `json:"_meta,omitempty"`
-}
-
-// ModelPreferences are the server's hints for choosing a model.
-type ModelPreferences struct {
-	Hints                []ModelHint `json:"hints,omitempty"`
-	CostPriority         *float64    `json:"costPriority,omitempty"`
-	SpeedPriority        *float64    `json:"speedPriority,omitempty"`
-	IntelligencePriority *float64    `json:"intelligencePriority,omitempty"`
-}
-
-// ModelHint names a model, or part of a name.
-type ModelHint struct {
-	Name string `json:"name,omitempty"`
-}
-
-// SamplingMessage is one message of a sampling conversation. Its content
-// is text, image, audio, tool_use (ID, Name, Input) or tool_result
-// (ToolUseID, Content, StructuredContent, IsError) blocks; on the wire a
-// single block may stand alone or in an array.
-type SamplingMessage struct {
-	Role    string          `json:"role"`
-	Content []Content       `json:"content"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
-}
 
 // UnmarshalJSON accepts content as one block or an array of blocks.
 func (m *SamplingMessage) UnmarshalJSON(b []byte) error {
@@ -77,14 +35,6 @@ func unmarshalBlocks(raw json.RawMessage, out *[]Content) error {
 	return nil
 }
 
-// CreateMessageResult is the client's reply to sampling/createMessage.
-type CreateMessageResult struct {
-	Role       string    // "assistant"
-	Content    []Content // sent as one block when there is one, else as an array
-	Model      string    // the model that answered
-	StopReason string    // "endTurn", "stopSequence", "maxTokens", "toolUse", …
-}
-
 // MarshalJSON writes a single content block as an object, as servers of
 // every revision accept, and several as an array.
 func (r CreateMessageResult) MarshalJSON() ([]byte, error) {
@@ -102,31 +52,4 @@ func (r CreateMessageResult) MarshalJSON() ([]byte, error) {
 		Model      string `json:"model"`
 		StopReason string `json:"stopReason,omitempty"`
 	}{role, content, r.Model, r.StopReason})
-}
-
-// SamplingHandler answers sampling/createMessage. It runs in its own
-// goroutine; ctx ends when the server cancels the request or the
-// connection closes. It may call the Connection.
-type SamplingHandler func(ctx context.Context, c *Connection, req *CreateMessageRequest) (*CreateMessageResult, error)
-
-// sample serves sampling/createMessage with the Sampling handler.
-func (c *Connection) sample(ctx context.Context, params json.RawMessage) (any, *Error) {
-	if c.opts.Sampling == nil {
-		return nil, &Error{Code: CodeMethodNotFound, Message: "this client does not offer sampling"}
-	}
-	var p CreateMessageRequest
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: "invalid sampling/createMessage params: " + err.Error()}
-	}
-	if len(p.Tools) > 0 && !c.opts.SamplingTools {
-		return nil, &Error{Code: CodeInvalidParams, Message: "this client does not offer tool use in sampling"}
-	}
-	res, err := c.opts.Sampling(ctx, c, &p)
-	if err != nil {
-		return nil, handlerError(err)
-	}
-	if res == nil {
-		return nil, &Error{Code: CodeInternalError, Message: "sampling handler returned no result"}
-	}
-	return res, nil
 }

@@ -156,9 +156,9 @@ func (d *dispatcher) serveAsTask(req *request, tr *taskRequest, serve func(ctx c
 		defer cancel()
 		hctx, end := ctx, func(Outcome) {}
 		if o := c.opts.Observer; o != nil {
-			op := c.operation(req.Method, 0, json.RawMessage(params(req)))
+			op := c.operation(req.Method, 0, req.Params)
 			op.RequestID, op.TaskID = req.peerID(), t.id
-			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(params(req)))
+			hctx, end = o.StartHandler(ctx, op, jsonrpc.StringMeta(req.Params))
 		}
 		result, rpcErr := serve(hctx)
 		if rpcErr != nil {
@@ -197,7 +197,7 @@ func (d *dispatcher) serveTaskRequest(ctx context.Context, req *request) (any, *
 		TaskID string `json:"taskId"`
 		Cursor string `json:"cursor"`
 	}
-	json.Unmarshal(params(req), &p)
+	json.Unmarshal(req.Params, &p)
 	if req.Method == "tasks/list" {
 		return c.served.list(p.Cursor)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
@@ -78,3 +79,16 @@ func idKey(raw []byte) (string, error) {
 	}
 	return strconv.FormatInt(n, 10), nil
 }
+
+// peerRequestID is a server request's id as an Operation says it, cut at
+// maxPeerID bytes.
+func peerRequestID(id string) string {
+	if len(id) > maxPeerID {
+		return strings.ToValidUTF8(id[:maxPeerID], "")
+	}
+	return id
+}
+
+// maxPeerID bounds a server request's id, in Operation.RequestID (the
+// trace context it hands an Observer is bounded by jsonrpc.StringMeta).
+const maxPeerID = 128

@@ -4,7 +4,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 )
@@ -37,16 +36,4 @@ func (m *Manager) SignIn(ctx context.Context, name string, browser func(ctx cont
 		return fmt.Errorf("mcp: sign in to server %q: %w", name, err)
 	}
 	return m.Reconnect(ctx, name)
-}
-
-// needsAuthorization reports whether err is one a sign-in would cure: an
-// Authorizer's error that says so (AuthorizationRequired), or a 401 or 403
-// that reached the caller.
-func needsAuthorization(err error) bool {
-	var required interface{ AuthorizationRequired() bool }
-	if errors.As(err, &required) && required.AuthorizationRequired() {
-		return true
-	}
-	var ae *AuthorizerError
-	return !errors.As(err, &ae) && authorizationFailed(err)
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -130,4 +131,28 @@ func (c *Connection) listenLoop() {
 		}
 		backoff = min(2*backoff, listenMaxBackoff)
 	}
+}
+
+func (c *Connection) subscribe(ctx context.Context, params *SubscribeParams, on bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if params == nil || params.URI == "" {
+		return errors.New("mcp: Subscribe needs a URI")
+	}
+	if c.ended() {
+		return &closedError{cause: c.getCause()}
+	}
+	c.listen.mu.Lock()
+	if c.listen.uris == nil {
+		c.listen.uris = map[string]bool{}
+	}
+	if on {
+		c.listen.uris[params.URI] = true
+	} else {
+		delete(c.listen.uris, params.URI)
+	}
+	c.listen.mu.Unlock()
+	c.era().listen(c)
+	return nil
 }

@@ -403,3 +403,89 @@ func backoff(base, ceiling time.Duration, failures int) time.Duration {
 	}
 	return min(d, ceiling)
 }
+
+// needsAuthorization reports whether err is one a sign-in would cure: an
+// Authorizer's error that says so (AuthorizationRequired), or a 401 or 403
+// that reached the caller.
+func needsAuthorization(err error) bool {
+	var required interface{ AuthorizationRequired() bool }
+	if errors.As(err, &required) && required.AuthorizationRequired() {
+		return true
+	}
+	var ae *AuthorizerError
+	return !errors.As(err, &ae) && authorizationFailed(err)
+}
+
+func (m *Manager) invalidate() {
+	m.mu.Lock()
+	m.routes = nil
+	m.mu.Unlock()
+}
+
+// toolsChanged refreshes s's tools after notifications/tools/list_changed.
+// The listing waits refreshDelay for the rest of a burst, so a burst causes
+// one listing, or two when notifications still come while the first runs.
+func (m *Manager) toolsChanged(s *server) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	s.mu.Lock()
+	if s.refreshing {
+		s.dirty = true
+		s.mu.Unlock()
+		m.mu.Unlock()
+		return
+	}
+	s.refreshing = true
+	s.mu.Unlock()
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go m.refresh(s)
+}
+
+func (m *Manager) refresh(s *server) {
+	defer m.wg.Done()
+	delay := time.NewTimer(refreshDelay)
+	defer delay.Stop()
+	for {
+		select {
+		case <-delay.C:
+		case <-m.ctx.Done(): // closing
+			s.mu.Lock()
+			s.refreshing = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Lock()
+		conn := s.conn
+		s.dirty = false
+		s.mu.Unlock()
+		if conn != nil {
+			ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)
+			tools, err := conn.Tools(ctx)
+			cancel()
+			s.mu.Lock()
+			if err == nil && s.conn == conn {
+				s.tools = tools
+			} else if err != nil {
+				m.logger.Warn("mcp: could not refresh tools", "server", s.name, "err", err)
+			}
+			s.mu.Unlock()
+			m.invalidate()
+		}
+		s.mu.Lock()
+		if !s.dirty || m.ctx.Err() != nil {
+			s.refreshing = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		delay.Reset(refreshDelay)
+	}
+}
+
+// refreshDelay is how long a tools refresh waits for more of a burst of
+// notifications/tools/list_changed.
+const refreshDelay = 20 * time.Millisecond

@@ -41,9 +41,6 @@ func (s TaskStatus) Terminal() bool {
 	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
 }
 
-// ExtensionTasks names the tasks extension of the 2026-07-28 revision.
-const ExtensionTasks = "io.modelcontextprotocol/tasks"
-
 // Bounds of task polling: the server's pollInterval is honoured within
 // them; without one, defaultTaskPollInterval.
 const (
@@ -607,21 +604,6 @@ func decodeToolResult(raw []byte) (*CallToolResult, error) {
 // tool calls (tasks.requests.tools.call); read once, at the handshake.
 func (c *Connection) serverToolTasks() bool { return c.toolTasks.Load() }
 
-// offersToolTasks reads tasks.requests.tools.call in a tasks capability.
-func offersToolTasks(raw json.RawMessage) bool {
-	if len(raw) == 0 {
-		return false
-	}
-	var caps struct {
-		Requests struct {
-			Tools struct {
-				Call json.RawMessage `json:"call"`
-			} `json:"tools"`
-		} `json:"requests"`
-	}
-	return json.Unmarshal(raw, &caps) == nil && caps.Requests.Tools.Call != nil
-}
-
 // TaskSupport is the tool's execution.taskSupport (2025-11-25): "" when
 // absent, else "forbidden", "optional" or "required".
 func (t *Tool) TaskSupport() string { return toolTaskSupport(t) }
@@ -639,29 +621,27 @@ func toolTaskSupport(t *Tool) string {
 	return strings.ToLower(e.TaskSupport)
 }
 
-// taskSupportOf is the execution.taskSupport of the tool name as last
-// listed; the tools are listed when the Connection has not seen it.
-func (c *Connection) taskSupportOf(ctx context.Context, name string) string {
-	if v, ok := c.taskSupport.Load(name); ok {
-		return v.(string)
+// followIfTask follows the task that raw, a tools/call result, is a handle
+// of, and returns the task's raw result; raw itself when it is no handle.
+// unasked is a 2025-11-25 handle for a call that asked for no task, an
+// ErrBadResult with tasks turned off.
+func (c *Connection) followIfTask(ctx context.Context, raw []byte, progress func(Progress), budget *inputBudget, unasked bool) ([]byte, bool, error) {
+	t, isTask, err := c.taskHandle(raw)
+	switch {
+	case err != nil:
+		return nil, false, wrap("tools/call", err)
+	case !isTask:
+		return raw, false, nil
+	case unasked && c.opts.DisableTasks:
+		return nil, false, wrap("tools/call", fmt.Errorf("%w: a task handle, with tasks turned off", ErrBadResult))
+	case unasked:
+		c.logger.Debug("mcp: the server answered a call with a task it was not asked for; following it", "task", t.ID)
 	}
-	if _, err := c.Tools(ctx); err != nil {
-		return ""
+	if progress == nil {
+		if o := callOptionsFrom(ctx); o != nil {
+			progress = o.Progress
+		}
 	}
-	v, _ := c.taskSupport.LoadOrStore(name, "") // a tool not listed is not listed again for it
-	return v.(string)
+	raw, err = c.followTask(ctx, t, progress, budget)
+	return raw, true, err
 }
-
-// Wire shapes of the task requests.
-type (
-	taskRequest struct {
-		TTL *int64 `json:"ttl,omitempty"`
-	}
-	taskParams struct {
-		TaskID string `json:"taskId"`
-	}
-	taskUpdateParams struct {
-		TaskID         string         `json:"taskId"`
-		InputResponses map[string]any `json:"inputResponses"`
-	}
-)

@@ -54,7 +54,7 @@ func (c *Connection) AllTools(ctx context.Context) iter.Seq2[Tool, error] {
 		gen := c.toolCache.Generation()
 		ttl, first := time.Duration(0), true
 		var tools []Tool
-		for raw, err := range seqHints[json.RawMessage](ctx, c, "tools/list", "tools", func(h CacheHints) {
+		for raw, err := range seqHints[json.RawMessage](ctx, c.pager(), "tools/list", "tools", func(h CacheHints) {
 			if first || h.ttl() < ttl {
 				ttl, first = h.ttl(), false
 			}
@@ -176,31 +176,6 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	return res, nil
 }
 
-// followIfTask follows the task that raw, a tools/call result, is a handle
-// of, and returns the task's raw result; raw itself when it is no handle.
-// unasked is a 2025-11-25 handle for a call that asked for no task, an
-// ErrBadResult with tasks turned off.
-func (c *Connection) followIfTask(ctx context.Context, raw []byte, progress func(Progress), budget *inputBudget, unasked bool) ([]byte, bool, error) {
-	t, isTask, err := c.taskHandle(raw)
-	switch {
-	case err != nil:
-		return nil, false, wrap("tools/call", err)
-	case !isTask:
-		return raw, false, nil
-	case unasked && c.opts.DisableTasks:
-		return nil, false, wrap("tools/call", fmt.Errorf("%w: a task handle, with tasks turned off", ErrBadResult))
-	case unasked:
-		c.logger.Debug("mcp: the server answered a call with a task it was not asked for; following it", "task", t.ID)
-	}
-	if progress == nil {
-		if o := callOptionsFrom(ctx); o != nil {
-			progress = o.Progress
-		}
-	}
-	raw, err = c.followTask(ctx, t, progress, budget)
-	return raw, true, err
-}
-
 // isCode reports whether err is the server's JSON-RPC error code.
 func isCode(err error, code int64) bool {
 	var e *Error
@@ -225,54 +200,23 @@ func (c *Connection) toolHeaders(ctx context.Context, mirrored bool, name string
 	return withHeaders(ctx, h), nil
 }
 
-// checkContent rejects content blocks that are not objects with a "type":
-// a null item decodes to an empty block, which must not pass for an
-// answer.
-func checkContent(content []Content) error {
-	for i := range content {
-		if content[i].Type == "" {
-			return fmt.Errorf("%w: content[%d] is not a content block (null, or no \"type\")", ErrBadResult, i)
-		}
-	}
-	return nil
-}
-
 // argsBufPool holds buffers for encoding tool arguments.
 var argsBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
-
-// encodeArguments encodes a tool call's arguments, appending to dst when
-// it encodes them itself (dst may be nil).
-func encodeArguments(dst []byte, args any) (json.RawMessage, error) {
-	var b []byte
-	trusted := false // encoding/json's output needs no second check
-	switch a := args.(type) {
-	case nil:
-		return json.RawMessage("{}"), nil
-	case json.RawMessage:
-		b = a
-	case []byte:
-		b = a
-	default:
-		if enc, ok := jsonrpc.AppendArgs(dst, args); ok {
-			return enc, nil
-		}
-		var err error
-		if b, err = json.Marshal(args); err != nil {
-			return nil, fmt.Errorf("mcp: encode tool arguments: %w", err)
-		}
-		trusted = true
-	}
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
-		return json.RawMessage("{}"), nil
-	}
-	if b[0] != '{' || (!trusted && !json.Valid(b)) {
-		return nil, fmt.Errorf("mcp: tool arguments must be a JSON object, got %s", preview(b))
-	}
-	return b, nil
-}
 
 // errHeaders is the error of a tool call whose arguments cannot be
 // mirrored into the headers the tool's schema asks for
 // (internal/mcpheader).
 var errHeaders = errors.New("mcp: the arguments do not fit the tool's x-mcp-header parameters")
+
+// taskSupportOf is the execution.taskSupport of the tool name as last
+// listed; the tools are listed when the Connection has not seen it.
+func (c *Connection) taskSupportOf(ctx context.Context, name string) string {
+	if v, ok := c.taskSupport.Load(name); ok {
+		return v.(string)
+	}
+	if _, err := c.Tools(ctx); err != nil {
+		return ""
+	}
+	v, _ := c.taskSupport.LoadOrStore(name, "") // a tool not listed is not listed again for it
+	return v.(string)
+}
