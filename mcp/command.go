@@ -72,3 +72,16 @@ type commandStream struct{ *stdio.Process }
 func (s commandStream) writeLine(b []byte) error  { return s.WriteLine(b) }
 func (s commandStream) abort() error              { return s.Abort() }
 func (s commandStream) useLogger(lg *slog.Logger) { s.UseLogger(lg) }
+
+// DescribeTransport is "pipe": a child process's stdin and stdout.
+func (t *CommandTransport) DescribeTransport() (network, address string, port int) {
+	return "pipe", "", 0
+}
+
+// The optional interfaces the stdio stream of a child process offers.
+var (
+	_ TransportDescriber = (*CommandTransport)(nil)
+	_ lineIO             = commandStream{}
+	_ loggerUser         = commandStream{}
+	_ aborter            = commandStream{}
+)

@@ -41,7 +41,7 @@ var _ jsonrpc.Conn = (*connStream)(nil)
 // speaks the protocol version it is told: Streamable HTTP.
 type headerWriter interface {
 	writeWithHeaders(b []byte, h http.Header) error
-	setProtocolVersion(v string, modern bool)
+	setProtocolVersion(v string, modernEra bool)
 }
 
 // lineIO is a Stream of raw lines whose reads a deadline interrupts:
@@ -93,26 +93,6 @@ type loggerUser interface {
 type aborter interface {
 	abort() error
 }
-
-// The Streams of this package and the optional interfaces each offers.
-// A Stream of the program's own may offer MessageReader and MessageWriter.
-var (
-	_ headerWriter  = httpStream{}
-	_ directPoster  = httpStream{}
-	_ MessageReader = httpStream{}
-	_ eraCache      = httpStream{}
-	_ sessionIDer   = httpStream{}
-	_ failureRouter = httpStream{}
-	_ loggerUser    = httpStream{}
-	_ MessageReader = sseStream{}
-	_ failureRouter = sseStream{}
-	_ loggerUser    = sseStream{}
-	_ lineIO        = (*lineStream)(nil)
-	_ loggerUser    = (*lineStream)(nil)
-	_ lineIO        = commandStream{}
-	_ loggerUser    = commandStream{}
-	_ aborter       = commandStream{}
-)
 
 func newConnStream(s Stream, c *Connection) *connStream {
 	cs := &connStream{Stream: s, c: c}
@@ -269,6 +249,6 @@ type sessionIDer interface{ sessionID() string }
 // eraCache is a Stream that remembers the era of its server across
 // connections: Streamable HTTP, per transport.
 type eraCache interface {
-	era() string
-	setEra(era string)
+	knownEra() string
+	rememberEra(e string)
 }

@@ -115,21 +115,21 @@ func (c *Connection) handshake(ctx context.Context) error {
 		return c.initialize(ctx, pinned)
 	}
 	cache, _ := c.stream.Stream.(eraCache)
-	if cache != nil && pinned == "" && cache.era() == eraLegacy {
+	if cache != nil && pinned == "" && cache.knownEra() == eraLegacy {
 		// This origin answered as a legacy server before: no probe, unless
 		// the assumption fails.
 		err := c.initialize(ctx, LatestLegacyVersion)
 		if err == nil || !modernError(err) || ctx.Err() != nil {
 			return err
 		}
-		cache.setEra("")
+		cache.rememberEra("")
 	}
 	defer func() { // only a legacy server is worth remembering: a modern one is probed anyway
 		if v := c.InitializeResult().ProtocolVersion; cache != nil && v != "" {
 			if isModern(v) {
-				cache.setEra("")
+				cache.rememberEra("")
 			} else {
-				cache.setEra(eraLegacy)
+				cache.rememberEra(eraLegacy)
 			}
 		}
 	}()

@@ -74,7 +74,7 @@ func (t *StreamableHTTPTransport) Connect(ctx context.Context) (Stream, error) {
 type httpStream struct{ *httpstream.Stream }
 
 func (s httpStream) writeWithHeaders(b []byte, h http.Header) error { return s.WriteWithHeaders(b, h) }
-func (s httpStream) setProtocolVersion(v string, modern bool)       { s.SetProtocolVersion(v, modern) }
+func (s httpStream) setProtocolVersion(v string, modernEra bool)    { s.SetProtocolVersion(v, modernEra) }
 func (s httpStream) postRequest(ctx context.Context, b []byte, h http.Header, own func(ndjson.Top)) bool {
 	return s.PostRequest(ctx, b, h, own)
 }
@@ -83,8 +83,8 @@ func (s httpStream) useLogger(lg *slog.Logger)                  { s.UseLogger(lg
 func (s httpStream) sessionID() string                          { return s.SessionID() }
 func (s httpStream) httpVersion() string                        { return s.HTTPVersion() }
 func (s httpStream) cancelsByClosing() bool                     { return s.CancelsByClosing() }
-func (s httpStream) era() string                                { return s.Era() }
-func (s httpStream) setEra(era string)                          { s.SetEra(era) }
+func (s httpStream) knownEra() string                           { return s.Era() }
+func (s httpStream) rememberEra(e string)                       { s.SetEra(e) }
 
 // NewHTTPTransport returns the transport for a remote server entry of type
 // "http": Streamable HTTP, falling back to the legacy SSE transport for
@@ -106,3 +106,20 @@ func (t *StreamableHTTPTransport) memoryOf() *httpstream.Memory {
 	}
 	return t.memory
 }
+
+// DescribeTransport is tcp to the URL's host and port.
+func (t *StreamableHTTPTransport) DescribeTransport() (network, address string, port int) {
+	return urlPeer(t.URL)
+}
+
+// The optional interfaces the Streamable HTTP stream offers.
+var (
+	_ TransportDescriber = (*StreamableHTTPTransport)(nil)
+	_ headerWriter       = httpStream{}
+	_ directPoster       = httpStream{}
+	_ MessageReader      = httpStream{}
+	_ eraCache           = httpStream{}
+	_ sessionIDer        = httpStream{}
+	_ failureRouter      = httpStream{}
+	_ loggerUser         = httpStream{}
+)

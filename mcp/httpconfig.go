@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/latelog"
@@ -96,3 +98,23 @@ func (e *RedirectError) Error() string {
 
 // originOf is u's origin (scheme, host and port).
 func originOf(u *url.URL) string { return origin.Of(u) }
+
+// urlPeer describes the server at a URL: tcp, its host (an IP in its
+// canonical form) and port (the scheme's when the URL has none).
+func urlPeer(raw string) (network, address string, port int) {
+	network = "tcp"
+	if u, err := url.Parse(raw); err == nil {
+		address = u.Hostname()
+		if p, err := strconv.Atoi(u.Port()); err == nil {
+			port = p
+		} else if u.Scheme == "https" {
+			port = 443
+		} else if u.Scheme == "http" {
+			port = 80
+		}
+		if ip := net.ParseIP(address); ip != nil {
+			address = ip.String()
+		}
+	}
+	return network, address, port
+}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/jsonrpc"
-	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // Multi round-trip requests (2026-07-28): a modern server that needs input
@@ -80,20 +78,6 @@ var inputRequiredType = []byte(`"input_required"`)
 // isInputRequired reports whether a result's resultType is
 // "input_required" (absent means "complete").
 func isInputRequired(raw []byte) bool { return memberIs(raw, "resultType", inputRequiredType) }
-
-// memberIs reports whether the top-level member key of the object raw is
-// the JSON value want, byte for byte. It allocates nothing.
-func memberIs(raw []byte, key string, want []byte) bool {
-	found := false
-	ndjson.Members(raw, func(k, v []byte) bool {
-		if string(k) == key {
-			found = bytes.Equal(v, want)
-			return false
-		}
-		return true
-	})
-	return found
-}
 
 // roundTripWith is roundTrip whose input rounds spend *budget, made when
 // the server first asks for input if *budget is nil: the budget of one

@@ -3,8 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/url"
 	"strconv"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
@@ -90,47 +88,6 @@ func peerOf(t Transport) peer {
 	p.transport, p.address, p.port = d.DescribeTransport()
 	return p
 }
-
-// urlPeer describes the server at a URL: tcp, its host (an IP in its
-// canonical form) and port (the scheme's when the URL has none).
-func urlPeer(raw string) (network, address string, port int) {
-	network = "tcp"
-	if u, err := url.Parse(raw); err == nil {
-		address = u.Hostname()
-		if p, err := strconv.Atoi(u.Port()); err == nil {
-			port = p
-		} else if u.Scheme == "https" {
-			port = 443
-		} else if u.Scheme == "http" {
-			port = 80
-		}
-		if ip := net.ParseIP(address); ip != nil {
-			address = ip.String()
-		}
-	}
-	return network, address, port
-}
-
-// DescribeTransport is "pipe": a child process's stdin and stdout.
-func (t *CommandTransport) DescribeTransport() (network, address string, port int) {
-	return "pipe", "", 0
-}
-
-// DescribeTransport is tcp to the URL's host and port.
-func (t *StreamableHTTPTransport) DescribeTransport() (network, address string, port int) {
-	return urlPeer(t.URL)
-}
-
-// DescribeTransport is tcp to the URL's host and port.
-func (t *SSETransport) DescribeTransport() (network, address string, port int) {
-	return urlPeer(t.URL)
-}
-
-var (
-	_ TransportDescriber = (*CommandTransport)(nil)
-	_ TransportDescriber = (*StreamableHTTPTransport)(nil)
-	_ TransportDescriber = (*SSETransport)(nil)
-)
 
 // httpVersioner is a Stream over HTTP: the version of its last response.
 type httpVersioner interface{ httpVersion() string }

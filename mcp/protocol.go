@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcplug/mcplug/internal/jsonrpc"
+	"github.com/mcplug/mcplug/internal/ndjson"
 )
 
 // Protocol versions: the newest Connect speaks, and the one it offers in
@@ -418,4 +419,18 @@ func encodeArguments(dst []byte, args any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("mcp: tool arguments must be a JSON object, got %s", preview(b))
 	}
 	return b, nil
+}
+
+// memberIs reports whether the top-level member key of the object raw is
+// the JSON value want, byte for byte. It allocates nothing.
+func memberIs(raw []byte, key string, want []byte) bool {
+	found := false
+	ndjson.Members(raw, func(k, v []byte) bool {
+		if string(k) == key {
+			found = bytes.Equal(v, want)
+			return false
+		}
+		return true
+	})
+	return found
 }

@@ -40,3 +40,16 @@ func (s sseStream) httpVersion() string { return s.HTTPVersion() }
 
 func (s sseStream) routeFailures(f func(id []byte, err error)) { s.RouteFailures(f) }
 func (s sseStream) useLogger(lg *slog.Logger)                  { s.UseLogger(lg) }
+
+// DescribeTransport is tcp to the URL's host and port.
+func (t *SSETransport) DescribeTransport() (network, address string, port int) {
+	return urlPeer(t.URL)
+}
+
+// The optional interfaces the HTTP+SSE stream offers.
+var (
+	_ TransportDescriber = (*SSETransport)(nil)
+	_ MessageReader      = sseStream{}
+	_ failureRouter      = sseStream{}
+	_ loggerUser         = sseStream{}
+)
