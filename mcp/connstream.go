@@ -94,6 +94,12 @@ type aborter interface {
 	abort() error
 }
 
+// The optional interfaces the NDJSON stream offers.
+var (
+	_ lineIO     = (*lineStream)(nil)
+	_ loggerUser = (*lineStream)(nil)
+)
+
 func newConnStream(s Stream, c *Connection) *connStream {
 	cs := &connStream{Stream: s, c: c}
 	var lines jsonrpc.Lines

@@ -76,7 +76,7 @@ func (legacy) taskCall(ctx context.Context, c *Connection, name string, argument
 		}
 		return nil, fmt.Errorf("mcp: tools/call %s: %w: its execution.taskSupport is %s", name, ErrNoTaskSupport, support)
 	}
-	return taskCallParams{Name: name, Arguments: arguments, Task: taskRequest{TTL: taskTTL(ctx)}}, nil
+	return taskCallParams{Name: name, Arguments: arguments, Augmentation: taskRequest{TTL: taskTTL(ctx)}}, nil
 }
 
 // callResult follows the task a call asked for.

@@ -82,15 +82,15 @@ func (m *Manager) approvedNames() []string {
 	m.mu.Lock()
 	servers := m.sorted()
 	m.mu.Unlock()
-	var names []string
+	var approvedServers []string
 	for _, s := range servers {
 		s.mu.Lock()
 		if s.approved {
-			names = append(names, s.name)
+			approvedServers = append(approvedServers, s.name)
 		}
 		s.mu.Unlock()
 	}
-	return names
+	return approvedServers
 }
 
 // approve decides on a project server the settings left open, by asking

@@ -233,9 +233,9 @@ type (
 	// taskCallParams is a tools/call asking a 2025-11-25 server for a
 	// task: a type of its own, so that the common call stays small.
 	taskCallParams struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Task      taskRequest     `json:"task"`
+		Name         string          `json:"name"`
+		Arguments    json.RawMessage `json:"arguments"`
+		Augmentation taskRequest     `json:"task"` // the task asked for (a task-augmented request)
 	}
 	cancelledParams struct {
 		RequestID uint64 `json:"requestId"`
@@ -433,4 +433,21 @@ func memberIs(raw []byte, key string, want []byte) bool {
 		return true
 	})
 	return found
+}
+
+// TaskStatus is the state of a task.
+type TaskStatus string
+
+// Task states. Completed, failed and cancelled are terminal.
+const (
+	TaskWorking       TaskStatus = "working"
+	TaskInputRequired TaskStatus = "input_required"
+	TaskCompleted     TaskStatus = "completed"
+	TaskFailed        TaskStatus = "failed"
+	TaskCancelled     TaskStatus = "cancelled"
+)
+
+// Terminal reports whether the task has ended.
+func (s TaskStatus) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
 }

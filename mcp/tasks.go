@@ -24,23 +24,6 @@ import (
 // carries the result, the error, or the input requests, which the client
 // answers with tasks/update.
 
-// TaskStatus is the state of a task.
-type TaskStatus string
-
-// Task states. Completed, failed and cancelled are terminal.
-const (
-	TaskWorking       TaskStatus = "working"
-	TaskInputRequired TaskStatus = "input_required"
-	TaskCompleted     TaskStatus = "completed"
-	TaskFailed        TaskStatus = "failed"
-	TaskCancelled     TaskStatus = "cancelled"
-)
-
-// Terminal reports whether the task has ended.
-func (s TaskStatus) Terminal() bool {
-	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
-}
-
 // Bounds of task polling: the server's pollInterval is honoured within
 // them; without one, defaultTaskPollInterval.
 const (

@@ -133,7 +133,7 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	var progress func(Progress) // for a task's status messages
 	asked := e.needsTask(ctx, c, name)
 	if asked {
-		params = taskCallParams{Name: name, Arguments: arguments, Task: taskRequest{TTL: taskTTL(ctx)}}
+		params = taskCallParams{Name: name, Arguments: arguments, Augmentation: taskRequest{TTL: taskTTL(ctx)}}
 		if o := callOptionsFrom(ctx); o != nil {
 			progress = o.Progress
 		}

@@ -132,9 +132,3 @@ func onceTransport(c net.Conn) Transport {
 		return s, nil
 	})
 }
-
-// The optional interfaces the NDJSON stream offers.
-var (
-	_ lineIO     = (*lineStream)(nil)
-	_ loggerUser = (*lineStream)(nil)
-)

@@ -1,7 +1,8 @@
 package mcp
 
 // A Manager's MCP Apps side: the tools that name a view, the views
-// (cached per server), and the calls a view makes to its own server.
+// (cached per server, see viewcache.go), and the calls a view makes to
+// its own server.
 
 import (
 	"context"
@@ -9,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -28,52 +28,6 @@ type AppTool struct {
 	Server string
 	Tool   Tool // as the server lists it
 	UI     *ToolUI
-}
-
-// View is a view ready to render: its server, its ui:// URI, its HTML
-// and its _meta.ui (nil when it gave none: it may then reach nothing).
-type View struct {
-	Server string
-	URI    string
-	HTML   string
-	UI     *ResourceUI
-}
-
-// views is a server's cache of views, for one connection.
-type views struct {
-	mu   sync.Mutex
-	conn *Connection
-	byID map[string]*View
-}
-
-func (v *views) get(conn *Connection, uri string) *View {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.conn != conn {
-		return nil
-	}
-	return v.byID[uri]
-}
-
-func (v *views) put(conn *Connection, view *View) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.conn != conn {
-		v.conn, v.byID = conn, map[string]*View{}
-	}
-	v.byID[view.URI] = view
-}
-
-// drop forgets one view ("" forgets them all).
-func (v *views) drop(uri string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if uri == "" {
-		v.byID = nil
-		v.conn = nil
-		return
-	}
-	delete(v.byID, uri)
 }
 
 // AppTools connects servers not yet tried and returns the tools of every
