@@ -74,7 +74,9 @@ type Options struct {
 	// DisableTasks turns both off. MaxTasks bounds the tasks followed at
 	// once (a call past it waits) and those run for the server (one past
 	// it is refused); zero means 16. TaskStatus, if set, receives task
-	// status notifications, as the notification handlers do.
+	// status notifications, as the notification handlers do, before the
+	// call that follows the task sees the status: a call's TaskStatus
+	// callbacks have all run when it returns.
 	DisableTasks bool
 	MaxTasks     int
 	TaskStatus   func(c *Connection, t *Task)

@@ -280,10 +280,10 @@ func (c *Connection) onTaskStatus(params json.RawMessage) {
 	if err != nil {
 		return
 	}
-	c.tasks.notify(&w)
 	if f := c.opts.TaskStatus; f != nil {
-		f(c, t)
+		f(c, t) // first: the call that follows the task may return on this status
 	}
+	c.tasks.notify(&w)
 }
 
 // pollInterval is how long to wait before asking about t again.
