@@ -14,7 +14,6 @@ import (
 )
 
 func TestProgress(t *testing.T) {
-	parallel(t)
 	noLeaks(t)
 	srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"tools/call": func(s *mcptest.Session, m *mcptest.Message) {
 		var p struct {

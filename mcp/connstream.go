@@ -243,10 +243,11 @@ func (s *connStream) writeLineWith(b []byte, h http.Header) error {
 }
 
 // failed ends the connection after a write error: the peer may have seen
-// half a message.
+// half a message. It has ended when failed returns (Err says so, and no
+// call is sent on it); the Stream is closed in the background.
 func (s *connStream) failed(err error) {
-	s.c.setCause(err)
-	go s.Close() // bounded by the Stream's Close
+	s.r.Finish(err) // the cause, and every waiting call fails
+	go s.Close()    // bounded by the Stream's Close
 }
 
 // sessionIDer is a Stream with a session id (Streamable HTTP).

@@ -48,7 +48,6 @@ func toolNames(tools []mcp.Tool) []string {
 }
 
 func TestManagerOneBadServerNeverHurtsTheOthers(t *testing.T) {
-	parallel(t)
 	noLeaks(t)
 	cfg := configOf(t, map[string]any{
 		"dies":   scenarioEntry("exit-before-init"),

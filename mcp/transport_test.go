@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,4 +110,49 @@ func TestAProgramsStreamIsReadAndWrittenAsMessages(t *testing.T) {
 	assert.Zero(t, ms.objWrites.Load(), "no WriteObject")
 	assert.GreaterOrEqual(t, ms.reads.Load(), int32(3), "initialize, roots/list and tools/call read as messages")
 	assert.GreaterOrEqual(t, ms.writes.Load(), int32(4), "initialize, initialized, the roots reply and tools/call written as messages")
+}
+
+// failingWrites is a message Stream whose writes fail once broken is
+// closed, and whose Close waits for release: the close a write failure
+// starts cannot be what ends the connection.
+type failingWrites struct {
+	messageStream
+	broken, release chan struct{}
+}
+
+func (s *failingWrites) WriteMessage(msg []byte) error {
+	select {
+	case <-s.broken:
+		return errors.New("broken pipe")
+	default:
+		return s.messageStream.WriteMessage(msg)
+	}
+}
+
+func (s *failingWrites) Close() error {
+	<-s.release
+	return s.messageStream.Close()
+}
+
+// A failed write ends the connection before the call returns: Err says
+// so, and the next call is refused at once rather than sent on it (a
+// Manager then waits for the restart instead of calling a dead server).
+func TestAFailedWriteEndsTheConnectionAtOnce(t *testing.T) {
+	noLeaks(t)
+	fw := &failingWrites{broken: make(chan struct{}), release: make(chan struct{})}
+	tr := mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		inner, err := (&mcptest.Server{}).Transport().Connect(ctx)
+		fw.inner = inner
+		return fw, err
+	})
+	c, err := mcp.Connect(ctxTimeout(t, 10*time.Second), tr, &mcp.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer func() { close(fw.release); c.Close() }()
+	close(fw.broken)
+	_, err = c.CallTool(ctxTimeout(t, 10*time.Second), "echo", map[string]any{"text": "x"})
+	require.ErrorIs(t, err, mcp.ErrClosed)
+	assert.ErrorIs(t, c.Err(), mcp.ErrClosed, "ended when the failed call returned")
+	assert.ErrorContains(t, c.Err(), "broken pipe", "with the write's error as the cause")
+	_, err = c.CallTool(ctxTimeout(t, 10*time.Second), "echo", map[string]any{"text": "y"})
+	assert.ErrorIs(t, err, mcp.ErrClosed)
 }
