@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,14 @@ func (r *request) peerID() string {
 
 var errNoMethod = errors.New("no method")
 
+// Bounds on a server message's method and id, as written: real ones are
+// a few dozen bytes, and both are kept (the id as a map key until the
+// request is answered, the method in replies and logs).
+const (
+	maxMethodBytes = 256
+	maxIDBytes     = 256
+)
+
 // readRequest makes a request of the members of a message that is not a
 // response (see ndjson.ScanTop). The method must be a string and the id,
 // when there is one, a string or an integer. The params are copied unless
@@ -41,6 +50,9 @@ var errNoMethod = errors.New("no method")
 func readRequest(top ndjson.Top, owned bool) (*request, error) {
 	if top.Method == nil {
 		return nil, errNoMethod
+	}
+	if len(top.Method) > maxMethodBytes {
+		return nil, fmt.Errorf("a method of %d bytes (at most %d)", len(top.Method), maxMethodBytes)
 	}
 	req := new(request)
 	if err := json.Unmarshal(top.Method, &req.Method); err != nil {
@@ -63,9 +75,12 @@ func readRequest(top ndjson.Top, owned bool) (*request, error) {
 }
 
 // idKey spells a request id one way, whatever its escapes or digits: a
-// string quoted as strconv.Quote does, an integer in decimal. Other ids
-// are refused.
+// string quoted as strconv.Quote does, an integer in decimal. Other ids,
+// and ids longer than maxIDBytes as written, are refused.
 func idKey(raw []byte) (string, error) {
+	if len(raw) > maxIDBytes {
+		return "", fmt.Errorf("an id of %d bytes (at most %d)", len(raw), maxIDBytes)
+	}
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {

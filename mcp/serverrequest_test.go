@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,8 +24,9 @@ func (r replies) on(m *mcptest.Message) {
 }
 
 // A server request's id is echoed as the server wrote it (escapes,
-// signs), a request whose id is neither a string nor an integer is
-// skipped, and the connection goes on.
+// signs); a request whose id is neither a string nor an integer, or whose
+// id or method is longer than 256 bytes, is skipped, and the connection
+// goes on.
 func TestTheServersRequestIDsAreEchoedAsWritten(t *testing.T) {
 	noLeaks(t)
 	got := make(replies, 16)
@@ -35,6 +37,8 @@ func TestTheServersRequestIDsAreEchoedAsWritten(t *testing.T) {
 		`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":"ok","method":7}`,
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 300) + `","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"long-method","method":"` + strings.Repeat("m", 300) + `"}`,
 		`{"jsonrpc":"2.0","id":"7","method":"no/such"}`,
 		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,

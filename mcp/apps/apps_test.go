@@ -272,6 +272,8 @@ func TestAViewsRequestsAreCheckedAndProxied(t *testing.T) {
 		{"a tool hidden from apps", call("secret"), apps.CodeNotAllowed, ""},
 		{"a tool the server does not have", call("nope"), apps.CodeNotAllowed, ""},
 		{"a tool without a name", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{}}, apps.CodeInvalidParams, ""},
+		{"a name under another case (read by exact key, as the App SDK writes it)", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"Name": "show"}}, apps.CodeInvalidParams, ""},
+		{"a method under another case", map[string]any{"jsonrpc": "2.0", "id": 1, "Method": "tools/call", "params": map[string]any{"name": "show"}}, apps.CodeInvalidRequest, ""},
 		{"a resource", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": map[string]any{"uri": "file:///data.txt"}}, 0, "some data"},
 		{"not JSON-RPC 2.0", map[string]any{"jsonrpc": "1.0", "id": 1, "method": "ping"}, apps.CodeInvalidRequest, ""},
 		{"an id that is an object", map[string]any{"jsonrpc": "2.0", "id": map[string]int{}, "method": "ping"}, apps.CodeInvalidRequest, ""},

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/mcplug/mcplug/mcp"
 )
 
@@ -55,7 +56,7 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 		}
 		return &rpcAnswer{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: fmt.Sprintf(format, a...)}}, nil
 	}
-	if err := json.Unmarshal(body, &m); err != nil {
+	if err := jsonv2.Unmarshal(body, &m); err != nil {
 		return fail(nil, CodeParseError, "apps: not a JSON-RPC message: %v", err)
 	}
 	if m.JSONRPC != "2.0" || m.Method == "" || !validID(m.ID) {
@@ -78,7 +79,7 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}
-		if err := json.Unmarshal(m.Params, &p); err != nil || p.Name == "" {
+		if err := jsonv2.Unmarshal(m.Params, &p); err != nil || p.Name == "" {
 			return fail(m.ID, CodeInvalidParams, "apps: tools/call needs a tool name")
 		}
 		var args any
@@ -98,7 +99,7 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 		var p struct {
 			URI string `json:"uri"`
 		}
-		if err := json.Unmarshal(m.Params, &p); err != nil || p.URI == "" {
+		if err := jsonv2.Unmarshal(m.Params, &p); err != nil || p.URI == "" {
 			return fail(m.ID, CodeInvalidParams, "apps: resources/read needs a URI")
 		}
 		res, err := h.m.ReadAppResource(ctx, s.info.Server, p.URI)
@@ -111,7 +112,7 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 			Role    string        `json:"role"`
 			Content []mcp.Content `json:"content"`
 		}
-		if err := json.Unmarshal(m.Params, &p); err != nil || p.Role != "user" {
+		if err := jsonv2.Unmarshal(m.Params, &p); err != nil || p.Role != "user" {
 			return fail(m.ID, CodeInvalidParams, "apps: ui/message needs role \"user\" and content")
 		}
 		if h.opts.Message == nil {
@@ -126,7 +127,7 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 			Content           []mcp.Content   `json:"content"`
 			StructuredContent json.RawMessage `json:"structuredContent"`
 		}
-		if err := json.Unmarshal(m.Params, &p); err != nil {
+		if err := jsonv2.Unmarshal(m.Params, &p); err != nil {
 			return fail(m.ID, CodeInvalidParams, "apps: ui/update-model-context: %v", err)
 		}
 		if h.opts.UpdateModelContext == nil {
