@@ -223,7 +223,7 @@ func TestEverythingServerOverStreamableHTTP(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 		took := returned.Sub(cancelledAt)
 		t.Logf("returned %v after its ctx was cancelled", took)
-		assert.Less(t, took, 100*time.Millisecond, "the call outlived its ctx")
+		assert.Less(t, took, 2*time.Second, "the call outlived its ctx (the operation had 3.75 s to go)")
 		res, err := c.CallTool(ctx, "echo", map[string]any{"message": "still here"})
 		require.NoError(t, err)
 		assert.Contains(t, res.Text(), "still here")
