@@ -5,12 +5,9 @@ import (
 	"github.com/blevesearch/snowballstem/english"
 )
 
-// Forget empties the caches of stems and of what tools weighed, as in a
+// Forget empties the vocabulary kept for the next index, as in a
 // program's first index.
-func Forget() {
-	stemCache.take()
-	docCache.take()
-}
+func Forget() { vocabCache.take() }
 
 // Arguments is the text a tool's input schema adds to the index.
 var Arguments = arguments

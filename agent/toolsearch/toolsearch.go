@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -82,41 +81,35 @@ type Result struct {
 
 // New indexes tools (by their Name, as the agent exposes them).
 func New(tools []mcp.Tool) *Index {
-	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), termIDs: make(map[string]int32, wordsHint), length: make([]float64, len(tools))}
-	stems := stemCache.take() // words repeat across tools and lists: stem each once
-	defer stemCache.give(stems)
-	table := docCache.take()
-	defer docCache.give(table)
-	docs, seed := table.m, table.seed
-	keys := make([]uint64, len(tools))
-	var missing []int // tools not weighed before
+	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), length: make([]float64, len(tools))}
+	v := vocabCache.take() // words repeat across tools and lists: split and stem each once
+	defer vocabCache.give(v)
+	docs := make([]*doc, len(tools))
 	for i := range tools {
-		keys[i] = docKey(seed, &tools[i])
-		if _, ok := docs[keys[i]]; !ok {
-			missing = append(missing, i)
-		}
+		docs[i] = v.weigh(&tools[i])
 	}
-	for i, d := range weighAll(tools, missing, stems) {
-		docs[keys[missing[i]]] = d
-	}
-	// Count each term's tools first, so that all postings share one array.
+	// Give the terms these tools have ids of the index's own, and count
+	// each term's tools first, so that all postings share one array.
+	local := make([]int32, len(v.terms)) // a term of v → its id here, plus one
 	var df []int32
-	ids := make([][]int32, len(tools)) // per tool: the ids of its terms
+	var terms []int32 // per id here: the term of v
 	all := 0
-	for i := range tools {
-		d := docs[keys[i]]
-		ids[i] = make([]int32, len(d.terms))
-		for j, tw := range d.terms {
-			id, ok := idx.termIDs[tw.term]
-			if !ok {
+	for _, d := range docs {
+		for _, tw := range d.terms {
+			id := local[tw.term] - 1
+			if id < 0 {
 				id = int32(len(df))
-				idx.termIDs[tw.term] = id
+				local[tw.term] = id + 1
 				df = append(df, 0)
+				terms = append(terms, tw.term)
 			}
 			df[id]++
-			ids[i][j] = id
 		}
 		all += len(d.terms)
+	}
+	idx.termIDs = make(map[string]int32, len(terms))
+	for id, term := range terms {
+		idx.termIDs[v.terms[term]] = int32(id)
 	}
 	backing := make([]posting, all)
 	idx.postings = make([][]posting, len(df))
@@ -128,9 +121,9 @@ func New(tools []mcp.Tool) *Index {
 	total := 0.0
 	for i, t := range tools {
 		idx.byName[t.Name] = i
-		d := docs[keys[i]]
-		for j, tw := range d.terms {
-			id := ids[i][j]
+		d := docs[i]
+		for _, tw := range d.terms {
+			id := local[tw.term] - 1
 			idx.postings[id] = append(idx.postings[id], posting{doc: int32(i), tf: tw.tf})
 		}
 		idx.length[i] = d.length
@@ -142,58 +135,6 @@ func New(tools []mcp.Tool) *Index {
 	return idx
 }
 
-// weighAll weighs the tools of which, on as many goroutines as there are
-// processors for a list long enough to be worth it, each a run of tools
-// of its own (tools of one server share their words, and a word met by
-// two goroutines at once is stemmed twice); stems is shared by all.
-func weighAll(tools []mcp.Tool, which []int, stems map[string]string) []doc {
-	out := make([]doc, len(which))
-	shared := &sharedStems{m: stems}
-	workers := min(runtime.GOMAXPROCS(0), len(which)/128)
-	if workers <= 1 {
-		sc := tfScratch{stems: shared}
-		for i, w := range which {
-			out[i] = sc.weigh(&tools[w])
-		}
-		return out
-	}
-	var wg sync.WaitGroup
-	for k := range workers {
-		from, to := k*len(which)/workers, (k+1)*len(which)/workers
-		wg.Go(func() {
-			sc := tfScratch{stems: shared}
-			for i := from; i < to; i++ {
-				out[i] = sc.weigh(&tools[which[i]])
-			}
-		})
-	}
-	wg.Wait()
-	return out
-}
-
-// sharedStems is a cache of stems by lower-case word that the goroutines
-// of a build share.
-type sharedStems struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-// stem is the stem of the lower-case word lw, from the cache or by st
-// (outside the lock, so that goroutines stem at once).
-func (c *sharedStems) stem(lw string, st *stemmer) string {
-	c.mu.Lock()
-	stem, ok := c.m[lw]
-	c.mu.Unlock()
-	if ok {
-		return stem
-	}
-	stem = st.stem(lw)
-	c.mu.Lock()
-	c.m[strings.Clone(lw)] = stem // lw may be part of a tool's text, which the cache must not keep
-	c.mu.Unlock()
-	return stem
-}
-
 // doc is what a tool weighs in the index: its terms with their weighted
 // frequencies, and its weighted length.
 type doc struct {
@@ -202,52 +143,95 @@ type doc struct {
 }
 
 type termWeight struct {
-	term string
+	term int32 // in the vocabulary that weighed the tool
 	tf   float32
 }
 
-// tfScratch is the memory weigh reuses from one tool to the next.
-type tfScratch struct {
-	words   wordTable // a word as written → its place in terms (-1 when left out), in this build
-	terms   []string  // the stems met in this build
-	tf      []float64 // per place in terms: its weight in the tool being weighed
-	ordered []int32   // the places in terms the tool being weighed has, in order met
-	stems   *sharedStems
-	places  map[string]int32 // a stem → its place in terms
-	stemmer stemmer
+// vocab is what the indexes of a program have learned, kept for the next
+// (a tool list changes a little at a time, and each server's list is
+// asked for again after every change): the words met and their terms,
+// and what each tool weighed. It holds at most maxWords words and
+// maxDocs tools; past either it is forgotten whole.
+type vocab struct {
+	seed   maphash.Seed
+	words  wordTable        // a word (as written, and in lower case) → its term, -1 when left out
+	terms  []string         // per term: its stem
+	stemID map[string]int32 // a stem → its term
+	docs   map[uint64]*doc  // by docKey
+	nWords int
 
-	// what arguments reuses
-	dec          *jsontext.Decoder
-	reader       bytes.Reader
-	names, descs []byte
-	stack        []frame
+	// what weigh reuses from one tool to the next
+	tf           []float64 // per term: its weight in the tool being weighed
+	ordered      []int32   // the terms the tool being weighed has, in order met
+	names, descs []byte    // what arguments reuses
+	stemmer      stemmer
 }
 
-// weigh splits and weighs the fields of t.
-func (sc *tfScratch) weigh(t *mcp.Tool) doc {
-	if sc.places == nil {
-		sc.words.init(wordsHint)
-		sc.places = make(map[string]int32, wordsHint)
+const (
+	maxWords = 1 << 16
+	maxDocs  = 1 << 13
+)
+
+// wordsHint is how many different words a program is expected to meet:
+// the tables that hold them start that large (634 tools of 47 servers
+// have 5,156 as written, 3,887 in lower case).
+const wordsHint = 1 << 13
+
+func newVocab() *vocab {
+	v := &vocab{seed: maphash.MakeSeed(), stemID: make(map[string]int32, wordsHint/2), docs: map[uint64]*doc{}}
+	v.words.init(v.seed, wordsHint)
+	return v
+}
+
+// vocabCache keeps a program's vocabulary for its next index.
+var vocabCache vocabs
+
+type vocabs struct {
+	mu sync.Mutex
+	v  *vocab
+}
+
+// take gives the vocabulary to one New at a time (another gets one of
+// its own meanwhile).
+func (c *vocabs) take() *vocab {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.v
+	c.v = nil
+	if v == nil || v.nWords > maxWords || len(v.docs) > maxDocs {
+		v = newVocab()
 	}
-	var d doc
+	return v
+}
+
+func (c *vocabs) give(v *vocab) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.v == nil || len(v.docs) > len(c.v.docs) {
+		c.v = v
+	}
+}
+
+// weigh splits and weighs the fields of t, or gives what t weighed before.
+func (v *vocab) weigh(t *mcp.Tool) *doc {
+	key := docKey(v.seed, t)
+	if d, ok := v.docs[key]; ok {
+		return d
+	}
+	d := &doc{}
 	add := func(text string, w float64) {
 		if len(text) > maxTextBytes {
 			text = text[:maxTextBytes]
 		}
 		eachWord(text, func(word string) {
-			h := sc.words.hash(word)
-			at, ok := sc.words.get(h)
-			if !ok {
-				at = sc.learn(word)
-				sc.words.put(h, at)
-			}
-			if at < 0 {
+			term := v.term(word)
+			if term < 0 {
 				return
 			}
-			if sc.tf[at] == 0 {
-				sc.ordered = append(sc.ordered, at)
+			if v.tf[term] == 0 {
+				v.ordered = append(v.ordered, term)
 			}
-			sc.tf[at] += w
+			v.tf[term] += w
 			d.length += w
 		})
 	}
@@ -257,42 +241,60 @@ func (sc *tfScratch) weigh(t *mcp.Tool) doc {
 		add(t.Annotations.Title, weightTitle)
 	}
 	add(t.Description, weightDescription)
-	names, descs := sc.arguments(t.InputSchema)
+	names, descs := v.arguments(t.InputSchema)
 	add(names, weightArgName)
 	add(descs, weightArgDesc)
-	d.terms = make([]termWeight, len(sc.ordered))
-	for i, at := range sc.ordered {
-		d.terms[i] = termWeight{sc.terms[at], float32(sc.tf[at])}
-		sc.tf[at] = 0
+	d.terms = make([]termWeight, len(v.ordered))
+	for i, term := range v.ordered {
+		d.terms[i] = termWeight{term, float32(v.tf[term])}
+		v.tf[term] = 0
 	}
-	sc.ordered = sc.ordered[:0]
+	v.ordered = v.ordered[:0]
+	v.docs[key] = d
 	return d
 }
 
-// learn finds the stem of a word met for the first time in this build and
-// gives its place in sc.terms (-1 for a word left out).
-func (sc *tfScratch) learn(word string) int32 {
-	stem := sc.stems.stem(strings.ToLower(word), &sc.stemmer) // ToLower gives word itself when it has no capitals
-	at := int32(-1)
-	if stem != "" {
-		var ok bool
-		if at, ok = sc.places[stem]; !ok {
-			at = int32(len(sc.terms))
-			sc.places[stem] = at
-			sc.terms = append(sc.terms, stem)
-			sc.tf = append(sc.tf, 0)
-		}
+// term is the term of word, as written (-1 for a word left out): a word
+// met for the first time is looked up in lower case, and a lower-case
+// word met for the first time is stemmed.
+func (v *vocab) term(word string) int32 {
+	h := v.words.hash(word)
+	if term, ok := v.words.get(h); ok {
+		return term
 	}
-	return at
+	lw := strings.ToLower(word) // word itself when it has no capitals
+	lh := h
+	if lw != word {
+		lh = v.words.hash(lw)
+	}
+	term, ok := v.words.get(lh)
+	if !ok {
+		term = -1
+		if stem := v.stemmer.stem(lw); stem != "" {
+			if term, ok = v.stemID[stem]; !ok {
+				term = int32(len(v.terms))
+				v.stemID[stem] = term
+				v.terms = append(v.terms, stem)
+				v.tf = append(v.tf, 0)
+			}
+		}
+		v.words.put(lh, term)
+		v.nWords++
+	}
+	if lh != h {
+		v.words.put(h, term)
+		v.nWords++
+	}
+	return term
 }
 
-// wordTable maps words to places by a 64-bit hash of the word with a
-// seed of its own: two words are taken for one only if their hashes
-// collide, which for the few thousand words of a build is as likely as
-// 1 in 10^12, and a server cannot aim for it without knowing the seed
+// wordTable maps words to terms by a 64-bit hash of the word with a seed
+// of its own: two words are taken for one only if their hashes collide,
+// which for the words of a vocabulary (at most maxWords) is as likely as
+// 1 in 10^10, and a server cannot aim for it without knowing the seed
 // (docKey makes the same bet). It is an open-addressed table: cheaper
 // than a map of strings for the tens of thousands of words a build
-// looks up.
+// looks up, and it keeps no word.
 type wordTable struct {
 	seed  maphash.Seed
 	slots []wordSlot // a power of two long, at most half full
@@ -300,12 +302,12 @@ type wordTable struct {
 }
 
 type wordSlot struct {
-	h  uint64 // 0 for an empty slot
-	at int32
+	h    uint64 // 0 for an empty slot
+	term int32
 }
 
-func (t *wordTable) init(n int) {
-	t.seed = maphash.MakeSeed()
+func (t *wordTable) init(seed maphash.Seed, n int) {
+	t.seed = seed
 	t.slots = make([]wordSlot, 2*n)
 	t.n = 0
 }
@@ -318,7 +320,7 @@ func (t *wordTable) get(h uint64) (int32, bool) {
 	for i := h & mask; ; i = (i + 1) & mask {
 		switch t.slots[i].h {
 		case h:
-			return t.slots[i].at, true
+			return t.slots[i].term, true
 		case 0:
 			return 0, false
 		}
@@ -326,7 +328,7 @@ func (t *wordTable) get(h uint64) (int32, bool) {
 }
 
 // put adds the key h, not in t.
-func (t *wordTable) put(h uint64, at int32) {
+func (t *wordTable) put(h uint64, term int32) {
 	if 2*(t.n+1) > len(t.slots) {
 		old := t.slots
 		t.slots = make([]wordSlot, 2*len(old))
@@ -336,7 +338,7 @@ func (t *wordTable) put(h uint64, at int32) {
 			}
 		}
 	}
-	t.place(wordSlot{h, at})
+	t.place(wordSlot{h, term})
 	t.n++
 }
 
@@ -365,82 +367,6 @@ func docKey(seed maphash.Seed, t *mcp.Tool) uint64 {
 	h.WriteByte(0)
 	h.Write(t.InputSchema)
 	return h.Sum64()
-}
-
-// docCache keeps what the tools of the last index weighed, for the next
-// (a list changes a little at a time, and each server's list is asked for
-// again after every change), up to maxDocs tools.
-var docCache docs
-
-const maxDocs = 1 << 13
-
-type docs struct {
-	mu sync.Mutex
-	t  *docTable
-}
-
-// docTable is what tools weighed, by docKey with seed.
-type docTable struct {
-	m    map[uint64]doc
-	seed maphash.Seed
-}
-
-// take gives the cache to one New at a time (another gets a table of its
-// own meanwhile).
-func (c *docs) take() *docTable {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.t
-	c.t = nil
-	if t == nil || len(t.m) > maxDocs {
-		t = &docTable{m: map[uint64]doc{}, seed: maphash.MakeSeed()}
-	}
-	return t
-}
-
-func (c *docs) give(t *docTable) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.t == nil || len(t.m) > len(c.t.m) {
-		c.t = t
-	}
-}
-
-// stemCache keeps the stems of the words indexed, for the next index
-// (a tool list changes a little at a time), up to maxStems words.
-var stemCache stems
-
-const maxStems = 1 << 16
-
-// wordsHint is how many different words a build is expected to meet: the
-// maps that hold them start that large (634 tools of 47 servers have
-// 4,577).
-const wordsHint = 1 << 12
-
-type stems struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-// take gives the cache to one New at a time (another gets a map of its
-// own meanwhile).
-func (c *stems) take() map[string]string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m := c.m
-	c.m = nil
-	if m == nil || len(m) > maxStems {
-		m = make(map[string]string, wordsHint)
-	}
-	return m
-}
-
-func (c *stems) give(m map[string]string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(m) > len(c.m) {
-		c.m = m
-	}
 }
 
 // Len is the number of tools indexed.
@@ -527,7 +453,7 @@ func (st *stemmer) stem(lw string) string {
 	stem := ""
 	switch {
 	case len(lw) < 2 || isStopWord(lw):
-	case len(lw) == 2 || asciiClass[lw[0]&0x7f] == digit:
+	case len(lw) == 2 || byteClass[lw[0]] == digit:
 		stem = lw // what Snowball English leaves as it is: two letters, or digits
 	default:
 		if st.env == nil {
@@ -550,8 +476,8 @@ func eachWord(s string, fn func(string)) {
 	start, prevAt := -1, 0 // where the word and prev began
 	prev, prevPrev := other, other
 	for i := 0; i < len(s); {
-		c, size := asciiClass[s[i]&0x7f], 1
-		if s[i] >= utf8.RuneSelf {
+		c, size := byteClass[s[i]], 1
+		if c == nonASCII {
 			var r rune
 			r, size = utf8.DecodeRuneInString(s[i:])
 			c = classOf(r)
@@ -563,6 +489,9 @@ func eachWord(s string, fn func(string)) {
 			}
 			start, prev, prevPrev = -1, other, other
 			i += size
+			for i < len(s) && byteClass[s[i]] == other { // the rest of a run of ASCII non-letters
+				i++
+			}
 			continue
 		case start < 0:
 			start = i
@@ -579,6 +508,17 @@ func eachWord(s string, fn func(string)) {
 		}
 		prevPrev, prev, prevAt = prev, c, i
 		i += size
+		if c == lower || c == digit {
+			// The rest of a run of ASCII lower-case letters or digits
+			// changes nothing but where the run's last byte is.
+			j := i
+			for j < len(s) && byteClass[s[j]] == c {
+				j++
+			}
+			if j > i {
+				prevPrev, prevAt, i = c, j-1, j
+			}
+		}
 	}
 	if start >= 0 {
 		fn(s[start:])
@@ -593,12 +533,17 @@ const (
 	upper
 	digit
 	caseless
+	nonASCII // to byteClass: the byte begins or continues a rune beyond ASCII
 )
 
-// asciiClass is the class of each ASCII byte.
-var asciiClass = func() (t [128]uint8) {
+// byteClass is the class of each ASCII byte, and nonASCII for the bytes
+// of other runes.
+var byteClass = func() (t [256]uint8) {
 	for c := range t {
-		t[c] = classOf(rune(c))
+		t[c] = nonASCII
+		if c < utf8.RuneSelf {
+			t[c] = classOf(rune(c))
+		}
 	}
 	return t
 }()
@@ -623,8 +568,8 @@ func classOf(r rune) uint8 {
 // such argument, at most maxArgs. It reads the schema's tokens once,
 // without decoding it into values; it stops at a syntax error.
 func arguments(schema json.RawMessage) (names, descs string) {
-	var sc tfScratch
-	return sc.arguments(schema)
+	var v vocab
+	return v.arguments(schema)
 }
 
 // member is what a member's name says about its value, to arguments.
@@ -636,101 +581,251 @@ const (
 	descriptionMember
 )
 
-// arguments is the package's arguments, with the decoder and the buffers
-// of sc reused.
-func (sc *tfScratch) arguments(schema json.RawMessage) (names, descs string) {
-	if len(schema) == 0 {
-		return "", ""
-	}
-	sc.reader.Reset(schema)
-	if sc.dec == nil {
-		sc.dec = jsontext.NewDecoder(&sc.reader, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	} else {
-		sc.dec.Reset(&sc.reader, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	}
-	dec := sc.dec
-	nb, db := sc.names[:0], sc.descs[:0]
-	count := 0
-	stack := sc.stack[:0]
-walk:
-	for {
-		kind := dec.PeekKind()
-		if kind == 0 {
-			break // the end, or a syntax error
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
-		}
-		if top != nil && top.obj && top.expectName && kind == '"' {
-			raw, err := dec.ReadValue()
-			if err != nil {
-				break walk
-			}
-			top.name, top.expectName = memberOf(raw), false
-			if top.props && count < maxArgs {
-				count++
-				nb, _ = jsontext.AppendUnquote(nb, raw)
-				nb = append(nb, ' ')
-			}
-			continue
-		}
-		switch kind {
-		case '{', '[':
-			if len(stack) >= 2*maxDepth+2 {
-				if dec.SkipValue() != nil { // past the depth taken: the value is skipped whole
-					break walk
-				}
-				if top != nil && top.obj {
-					top.expectName = true
-				}
-				continue
-			}
-			if _, err := dec.ReadToken(); err != nil {
-				break walk
-			}
-			f := frame{obj: kind == '{', expectName: kind == '{'}
-			if top != nil && top.obj {
-				f.props = top.name == propertiesMember && !top.props
-				f.arg = top.props
-			}
-			stack = append(stack, f)
-		case '}', ']':
-			if _, err := dec.ReadToken(); err != nil {
-				break walk
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 && stack[len(stack)-1].obj {
-				stack[len(stack)-1].expectName = true
-			}
-		default:
-			raw, err := dec.ReadValue()
-			if err != nil {
-				break walk
-			}
-			if top != nil && top.obj {
-				if top.arg && top.name == descriptionMember && kind == '"' {
-					db, _ = jsontext.AppendUnquote(db, raw)
-					db = append(db, ' ')
-				}
-				top.expectName = true
-			}
-		}
-		if len(stack) == 0 {
-			break walk
+// arguments is the package's arguments, with the buffers of v reused.
+func (v *vocab) arguments(schema json.RawMessage) (names, descs string) {
+	w := argWalk{b: schema, names: v.names[:0], descs: v.descs[:0]}
+	w.i = skipSpace(w.b, 0)
+	if w.i < len(w.b) {
+		switch w.b[w.i] {
+		case '{':
+			w.object(1, false, false)
+		case '[':
+			w.array(1)
 		}
 	}
-	sc.names, sc.descs, sc.stack = nb, db, stack[:0]
-	return string(nb), string(db)
+	v.names, v.descs = w.names, w.descs
+	return string(w.names), string(w.descs)
 }
 
-// frame is an object or array arguments is in.
-type frame struct {
-	obj        bool   // an object, not an array
-	props      bool   // a "properties" object: its member names are arguments
-	arg        bool   // an argument's schema: its "description" describes it
-	name       member // the member being read
-	expectName bool
+// argWalk reads a schema for arguments: a walk down its objects and
+// arrays that steps over everything else, a byte at a time only where
+// the structure is (a string is skipped to its closing quote at once).
+// Each method reports false at a syntax error, where the walk ends.
+type argWalk struct {
+	b            []byte
+	i            int // the next byte to read
+	names, descs []byte
+	count        int // names taken
+}
+
+// maxOpen is how many objects and arrays the walk is in at most: a
+// deeper value is stepped over whole.
+const maxOpen = 2*maxDepth + 2
+
+// object walks the object at w.i, depth deep (counting itself): its
+// member names are arguments when props, and its "description" describes
+// one when arg.
+func (w *argWalk) object(depth int, props, arg bool) bool {
+	w.i = skipSpace(w.b, w.i+1)
+	if w.i < len(w.b) && w.b[w.i] == '}' {
+		w.i++
+		return true
+	}
+	for {
+		if w.i >= len(w.b) || w.b[w.i] != '"' {
+			return false
+		}
+		end := stringEnd(w.b, w.i)
+		if end < 0 {
+			return false
+		}
+		raw := w.b[w.i : end+1]
+		name := memberOf(raw)
+		if props && w.count < maxArgs {
+			w.count++
+			w.names = appendUnquoted(w.names, raw)
+			w.names = append(w.names, ' ')
+		}
+		w.i = skipSpace(w.b, end+1)
+		if w.i >= len(w.b) || w.b[w.i] != ':' {
+			return false
+		}
+		w.i = skipSpace(w.b, w.i+1)
+		if w.i >= len(w.b) {
+			return false
+		}
+		switch w.b[w.i] {
+		case '{':
+			if !w.nested(depth, func() bool { return w.object(depth+1, name == propertiesMember && !props, props) }) {
+				return false
+			}
+		case '[':
+			if !w.nested(depth, func() bool { return w.array(depth + 1) }) {
+				return false
+			}
+		case '"':
+			end := stringEnd(w.b, w.i)
+			if end < 0 {
+				return false
+			}
+			if arg && name == descriptionMember {
+				w.descs = appendUnquoted(w.descs, w.b[w.i:end+1])
+				w.descs = append(w.descs, ' ')
+			}
+			w.i = end + 1
+		default:
+			if !w.literal() {
+				return false
+			}
+		}
+		if !w.next('}') {
+			return false
+		}
+		if w.b[w.i-1] == '}' {
+			return true
+		}
+	}
+}
+
+// array walks the array at w.i, depth deep: what is in it is neither an
+// argument nor a description.
+func (w *argWalk) array(depth int) bool {
+	w.i = skipSpace(w.b, w.i+1)
+	if w.i < len(w.b) && w.b[w.i] == ']' {
+		w.i++
+		return true
+	}
+	for {
+		if w.i >= len(w.b) {
+			return false
+		}
+		switch w.b[w.i] {
+		case '{':
+			if !w.nested(depth, func() bool { return w.object(depth+1, false, false) }) {
+				return false
+			}
+		case '[':
+			if !w.nested(depth, func() bool { return w.array(depth + 1) }) {
+				return false
+			}
+		case '"':
+			end := stringEnd(w.b, w.i)
+			if end < 0 {
+				return false
+			}
+			w.i = end + 1
+		default:
+			if !w.literal() {
+				return false
+			}
+		}
+		if !w.next(']') {
+			return false
+		}
+		if w.b[w.i-1] == ']' {
+			return true
+		}
+	}
+}
+
+// nested walks the object or array at w.i by walk, or steps over it when
+// depth values are open already.
+func (w *argWalk) nested(depth int, walk func() bool) bool {
+	if depth < maxOpen {
+		return walk()
+	}
+	end := skipNested(w.b, w.i)
+	if end < 0 {
+		return false
+	}
+	w.i = end
+	return true
+}
+
+// next steps over the ',' or closer after a value, and the space around.
+func (w *argWalk) next(closer byte) bool {
+	w.i = skipSpace(w.b, w.i)
+	if w.i >= len(w.b) || (w.b[w.i] != ',' && w.b[w.i] != closer) {
+		return false
+	}
+	w.i++
+	if w.b[w.i-1] == ',' {
+		w.i = skipSpace(w.b, w.i)
+	}
+	return true
+}
+
+// literal steps over a number, true, false or null.
+func (w *argWalk) literal() bool {
+	start := w.i
+	for w.i < len(w.b) && literalByte[w.b[w.i]] {
+		w.i++
+	}
+	return w.i > start
+}
+
+// literalByte marks the bytes a number or literal is written with.
+var literalByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789+-.eEtruefalsn") {
+		t[c] = true
+	}
+	return t
+}()
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index of the quote that closes the string opened
+// at b[start], or -1 when it is not closed: the first quote after start
+// that follows an even number of backslashes.
+func stringEnd(b []byte, start int) int {
+	for i := start + 1; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		k := i
+		for k > start+1 && b[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// skipNested returns the index just past the object or array at b[i],
+// or -1 when it is not closed: strings are stepped over, brackets
+// counted (not matched: the walk only needs where the value ends).
+func skipNested(b []byte, i int) int {
+	open := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			end := stringEnd(b, i)
+			if end < 0 {
+				return -1
+			}
+			i = end
+		case '{', '[':
+			open++
+		case '}', ']':
+			open--
+			if open == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// appendUnquoted appends the JSON string raw (quotes included),
+// unescaped, with invalid UTF-8 as U+FFFD.
+func appendUnquoted(dst, raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return append(dst, raw[1:len(raw)-1]...)
+	}
+	dst, _ = jsontext.AppendUnquote(dst, raw)
+	return dst
 }
 
 // memberOf reads a member's name, quoted as in JSON.

@@ -1,6 +1,7 @@
 package toolsearch_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -338,5 +339,71 @@ func TestArgumentsAreReadFromTheWholeSchema(t *testing.T) {
 			assert.Equal(t, tt.names, names)
 			assert.Equal(t, tt.descs, descs)
 		})
+	}
+}
+
+// The schema walk reads what a walk through jsontext's tokens reads: for
+// every fixture schema, and the cases of TestArgumentsAreReadFromTheWholeSchema.
+func TestArgumentsAgreeWithATokenWalk(t *testing.T) {
+	tools, err := toolfixtures.Exposed()
+	require.NoError(t, err)
+	for _, tool := range tools {
+		names, descs := toolsearch.Arguments(tool.InputSchema)
+		wantNames, wantDescs := toolsearch.ReferenceArguments(tool.InputSchema)
+		require.Equal(t, wantNames, names, tool.Name)
+		require.Equal(t, wantDescs, descs, tool.Name)
+	}
+}
+
+// For any valid JSON, the schema walk agrees with the token walk.
+func FuzzArgumentsAgreeWithATokenWalk(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"x":{"type":"string","description":"X"},"y":{"description":"Y"}},"required":["x"]}`,
+		`{"propert\u0069es":{"a\"b":{"descr\u0069ption":"esc\naped"}}}`,
+		`{"properties":{"x":{"description":{"description":"no"}}}}`,
+		`[{"properties":{"a":{}}}, 1, true, null, -2.5e3, "s"]`,
+		`{"properties":{"a":{"properties":{"b":{"properties":{"c":{"properties":{"d":{"properties":{"e":{"properties":{"f":{}}}}}}}}}}}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		if !json.Valid(schema) {
+			t.Skip()
+		}
+		names, descs := toolsearch.Arguments(schema)
+		wantNames, wantDescs := toolsearch.ReferenceArguments(schema)
+		assert.Equal(t, wantNames, names)
+		assert.Equal(t, wantDescs, descs)
+	})
+}
+
+// The splitter splits as a splitter that reads a rune at a time: for the
+// text of every fixture tool, and any text.
+func FuzzEachWordAgreesWithARuneWalk(f *testing.F) {
+	tools, err := toolfixtures.Exposed()
+	require.NoError(f, err)
+	for _, tool := range tools[:40] {
+		f.Add(tool.Name + " " + tool.Description)
+	}
+	f.Add("HTTPServer base64Encode utf8 Größe ändernÜberall_数据库 ΑΒΓδεζ aB1cD22eeF")
+	f.Fuzz(func(t *testing.T, text string) {
+		var got, want []string
+		toolsearch.EachWord(text, func(w string) { got = append(got, w) })
+		toolsearch.ReferenceEachWord(text, func(w string) { want = append(want, w) })
+		assert.Equal(t, want, got)
+	})
+}
+
+func TestEachWordAgreesWithARuneWalk(t *testing.T) {
+	tools, err := toolfixtures.Exposed()
+	require.NoError(t, err)
+	for _, tool := range tools {
+		names, descs := toolsearch.Arguments(tool.InputSchema)
+		for _, text := range []string{tool.Name, tool.Title, tool.Description, names, descs} {
+			var got, want []string
+			toolsearch.EachWord(text, func(w string) { got = append(got, w) })
+			toolsearch.ReferenceEachWord(text, func(w string) { want = append(want, w) })
+			require.Equal(t, want, got, tool.Name)
+		}
 	}
 }
