@@ -53,7 +53,7 @@ walk:
 			if err != nil {
 				break walk
 			}
-			top.name, top.expectName = memberOf(raw), false
+			top.name, top.expectName = memberOf(string(raw)), false
 			if top.props && count < maxArgs {
 				count++
 				nb, _ = jsontext.AppendUnquote(nb, raw)

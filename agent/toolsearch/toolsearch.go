@@ -16,15 +16,16 @@
 package toolsearch
 
 import (
-	"bytes"
 	"encoding/json"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
@@ -84,10 +85,7 @@ func New(tools []mcp.Tool) *Index {
 	idx := &Index{tools: tools, byName: make(map[string]int, len(tools)), length: make([]float64, len(tools))}
 	v := vocabCache.take() // words repeat across tools and lists: split and stem each once
 	defer vocabCache.give(v)
-	docs := make([]*doc, len(tools))
-	for i := range tools {
-		docs[i] = v.weigh(&tools[i])
-	}
+	docs := v.weighAll(tools)
 	// Give the terms these tools have ids of the index's own, and count
 	// each term's tools first, so that all postings share one array.
 	local := make([]int32, len(v.terms)) // a term of v → its id here, plus one
@@ -154,17 +152,26 @@ type termWeight struct {
 // maxDocs tools; past either it is forgotten whole.
 type vocab struct {
 	seed   maphash.Seed
-	words  wordTable        // a word (as written, and in lower case) → its term, -1 when left out
+	words  wordTable        // a word as written, and in lower case → its place in wordTerm, -1 when left out
+	nWords int              // keys in words
 	terms  []string         // per term: its stem
 	stemID map[string]int32 // a stem → its term
 	docs   map[uint64]*doc  // by docKey
-	nWords int
 
-	// what weigh reuses from one tool to the next
-	tf           []float64 // per term: its weight in the tool being weighed
-	ordered      []int32   // the terms the tool being weighed has, in order met
-	names, descs []byte    // what arguments reuses
-	stemmer      stemmer
+	// wordTerm is the term of each word in lower case that is not left
+	// out (several words may share a stem, and so a term); a word met in
+	// this build has one only once stemmed.
+	wordTerm []int32
+
+	// what weighAll reuses from one tool to the next
+	tf      []float64    // per word, then per term: its weight in the tool being weighed
+	ordered []int32      // the words, then terms, the tool being weighed has, in order met
+	byWord  []termWeight // the words of the tools weighed, tool after tool
+	scratch []byte       // what eachArgument reuses
+	fresh   []string     // the words in lower case met for the first time, not yet sent to be stemmed
+	arena   []byte       // where those are kept: bytes only appended, never changed
+	stems   chan<- []string
+	stemmed <-chan []string
 }
 
 const (
@@ -178,7 +185,13 @@ const (
 const wordsHint = 1 << 13
 
 func newVocab() *vocab {
-	v := &vocab{seed: maphash.MakeSeed(), stemID: make(map[string]int32, wordsHint/2), docs: map[uint64]*doc{}}
+	v := &vocab{
+		seed:     maphash.MakeSeed(),
+		stemID:   make(map[string]int32, wordsHint/2),
+		docs:     map[uint64]*doc{},
+		wordTerm: make([]int32, 0, wordsHint/2),
+		tf:       make([]float64, 0, wordsHint/2),
+	}
 	v.words.init(v.seed, wordsHint)
 	return v
 }
@@ -212,27 +225,81 @@ func (c *vocabs) give(v *vocab) {
 	}
 }
 
-// weigh splits and weighs the fields of t, or gives what t weighed before.
-func (v *vocab) weigh(t *mcp.Tool) *doc {
-	key := docKey(v.seed, t)
-	if d, ok := v.docs[key]; ok {
-		return d
+// weighAll gives what each of tools weighs: what v knows, or weighed
+// now. The words met for the first time are stemmed on a goroutine of
+// their own while the tools are split, when there is more than one
+// processor; the tools weighed now are weighed first by their words,
+// then by those words' terms, once stemmed.
+func (v *vocab) weighAll(tools []mcp.Tool) []*doc {
+	docs := make([]*doc, len(tools))
+	var weighed []int     // the tools weighed now
+	var keys []uint64     // their keys
+	var lengths []float64 // their lengths
+	var ends []int        // where their words end in v.words
+	for i := range tools {
+		key := docKey(v.seed, &tools[i])
+		if d, ok := v.docs[key]; ok {
+			docs[i] = d
+			continue
+		}
+		weighed = append(weighed, i)
+		keys = append(keys, key)
 	}
-	d := &doc{}
+	if len(weighed) == 0 {
+		return docs
+	}
+	v.byWord = slices.Grow(v.byWord[:0], wordsPerTool*len(weighed))
+	for _, i := range weighed {
+		lengths = append(lengths, v.weighWords(&tools[i]))
+		ends = append(ends, len(v.byWord))
+	}
+	v.learnStems()
+	// Turn each tool's words into terms in place, packed to the left,
+	// then give all the docs of this build one array of each.
+	from, packed := 0, 0
+	for j, end := range ends {
+		n := v.byTerm(v.byWord[from:end], &lengths[j])
+		copy(v.byWord[packed:], v.byWord[from:from+n])
+		from, packed, ends[j] = end, packed+n, packed+n
+	}
+	terms := slices.Clone(v.byWord[:packed])
+	made := make([]doc, len(weighed))
+	start := 0
+	for j, end := range ends {
+		d := &made[j]
+		d.terms, d.length = terms[start:end:end], lengths[j]
+		start = end
+		v.docs[keys[j]] = d
+		docs[weighed[j]] = d
+	}
+	return docs
+}
+
+// wordsPerTool is how many different words a tool is expected to have
+// (the 634 fixture tools have 63 on average).
+const wordsPerTool = 64
+
+// stemBatch is how many new words go to be stemmed at once.
+const stemBatch = 256
+
+// weighWords splits and weighs the fields of t, adds its words and their
+// weights to v.byWord (to be turned into terms by byTerm), and gives its
+// length.
+func (v *vocab) weighWords(t *mcp.Tool) (length float64) {
 	add := func(text string, w float64) {
 		if len(text) > maxTextBytes {
 			text = text[:maxTextBytes]
 		}
 		eachWord(text, func(word string) {
-			term := v.term(word)
-			if term < 0 {
+			at := v.word(word)
+			if at < 0 {
 				return
 			}
-			if v.tf[term] == 0 {
-				v.ordered = append(v.ordered, term)
+			if v.tf[at] == 0 {
+				v.ordered = append(v.ordered, at)
 			}
-			v.tf[term] += w
-			d.length += w
+			v.tf[at] += w
+			length += w
 		})
 	}
 	add(t.Name, weightName)
@@ -241,51 +308,155 @@ func (v *vocab) weigh(t *mcp.Tool) *doc {
 		add(t.Annotations.Title, weightTitle)
 	}
 	add(t.Description, weightDescription)
-	names, descs := v.arguments(t.InputSchema)
-	add(names, weightArgName)
-	add(descs, weightArgDesc)
-	d.terms = make([]termWeight, len(v.ordered))
-	for i, term := range v.ordered {
-		d.terms[i] = termWeight{term, float32(v.tf[term])}
-		v.tf[term] = 0
-	}
-	v.ordered = v.ordered[:0]
-	v.docs[key] = d
-	return d
+	var took [2]int // bytes of argument names and of descriptions, as in arguments's text
+	eachArgument(t.InputSchema, &v.scratch, func(text string, desc bool) {
+		used, w := &took[0], weightArgName
+		if desc {
+			used, w = &took[1], weightArgDesc
+		}
+		if *used >= maxTextBytes {
+			return
+		}
+		add(text[:min(len(text), maxTextBytes-*used)], w)
+		*used += len(text) + 1
+	})
+	v.byWord = v.take(v.byWord)
+	return length
 }
 
-// term is the term of word, as written (-1 for a word left out): a word
-// met for the first time is looked up in lower case, and a lower-case
-// word met for the first time is stemmed.
-func (v *vocab) term(word string) int32 {
+// take appends what v.tf and v.ordered hold as weights to into, and
+// empties them.
+func (v *vocab) take(into []termWeight) []termWeight {
+	for _, at := range v.ordered {
+		into = append(into, termWeight{at, float32(v.tf[at])})
+		v.tf[at] = 0
+	}
+	v.ordered = v.ordered[:0]
+	return into
+}
+
+// byTerm turns the words of a tool into their terms, in place (words of
+// one stem add up, and a word left out after all leaves length), and
+// gives how many there are.
+func (v *vocab) byTerm(words []termWeight, length *float64) int {
+	for _, tw := range words {
+		term := v.wordTerm[tw.term]
+		if term < 0 {
+			*length -= float64(tw.tf)
+			continue
+		}
+		if v.tf[term] == 0 {
+			v.ordered = append(v.ordered, term)
+		}
+		v.tf[term] += float64(tw.tf)
+	}
+	return len(v.take(words[:0]))
+}
+
+// word is the place in wordTerm of word, as written (-1 for a word left
+// out): a word met for the first time is looked up in lower case, and a
+// lower-case word met for the first time is given a place, and sent to be
+// stemmed.
+func (v *vocab) word(word string) int32 {
 	h := v.words.hash(word)
-	if term, ok := v.words.get(h); ok {
-		return term
+	if at, ok := v.words.get(h); ok {
+		return at
 	}
 	lw := strings.ToLower(word) // word itself when it has no capitals
 	lh := h
 	if lw != word {
 		lh = v.words.hash(lw)
 	}
-	term, ok := v.words.get(lh)
+	at, ok := v.words.get(lh)
 	if !ok {
-		term = -1
-		if stem := v.stemmer.stem(lw); stem != "" {
-			if term, ok = v.stemID[stem]; !ok {
-				term = int32(len(v.terms))
-				v.stemID[stem] = term
-				v.terms = append(v.terms, stem)
-				v.tf = append(v.tf, 0)
+		at = -1
+		if !leftOut(lw) {
+			at = int32(len(v.wordTerm))
+			v.wordTerm = append(v.wordTerm, -1)
+			v.tf = append(v.tf, 0)
+			v.fresh = append(v.fresh, v.keep(lw)) // lw may be the tools' memory, or scratch
+			if len(v.fresh) == stemBatch {
+				v.sendFresh()
 			}
 		}
-		v.words.put(lh, term)
+		v.words.put(lh, at)
 		v.nWords++
 	}
 	if lh != h {
-		v.words.put(h, term)
+		v.words.put(h, at)
 		v.nWords++
 	}
-	return term
+	return at
+}
+
+// keep gives a copy of word in v.arena.
+func (v *vocab) keep(word string) string {
+	if cap(v.arena)-len(v.arena) < len(word) {
+		v.arena = make([]byte, 0, max(4<<10, len(word))) // the strings of the last stay where they are
+	}
+	at := len(v.arena)
+	v.arena = append(v.arena, word...)
+	return unsafe.String(&v.arena[at], len(word))
+}
+
+// sendFresh sends the fresh words to be stemmed, on a goroutine that
+// starts with the first batch (when there is more than one processor)
+// and ends when learnStems has all it stemmed.
+func (v *vocab) sendFresh() {
+	if v.stems == nil && runtime.GOMAXPROCS(0) > 1 {
+		in, out := make(chan []string, 64), make(chan []string, 1)
+		v.stems, v.stemmed = in, out
+		go func() {
+			var st stemmer
+			all := make([]string, 0, wordsHint/2)
+			for batch := range in {
+				for _, lw := range batch {
+					all = append(all, st.stem(lw))
+				}
+			}
+			out <- all
+		}()
+	}
+	if v.stems != nil {
+		v.stems <- v.fresh
+		v.fresh = nil
+		return
+	}
+}
+
+// learnStems gives the words met in this build their terms, in the order
+// met.
+func (v *vocab) learnStems() {
+	var stems []string
+	if v.stems != nil {
+		if len(v.fresh) > 0 {
+			v.sendFresh()
+		}
+		close(v.stems)
+		stems = <-v.stemmed
+		v.stems, v.stemmed = nil, nil
+	}
+	var st stemmer
+	for _, lw := range v.fresh { // those not sent
+		stems = append(stems, st.stem(lw))
+	}
+	v.fresh = v.fresh[:0]
+	first := len(v.wordTerm) - len(stems)
+	for i, stem := range stems {
+		if stem == "" {
+			continue // left out after all (wordTerm holds -1)
+		}
+		term, ok := v.stemID[stem]
+		if !ok {
+			term = int32(len(v.terms))
+			v.stemID[stem] = term
+			v.terms = append(v.terms, stem)
+			if len(v.tf) < len(v.terms) {
+				v.tf = append(v.tf, 0)
+			}
+		}
+		v.wordTerm[first+i] = term
+	}
 }
 
 // wordTable maps words to terms by a 64-bit hash of the word with a seed
@@ -448,11 +619,11 @@ func Terms(text string) []string {
 type stemmer struct{ env *snowballstem.Env }
 
 // stem is the term of the lower-case word lw: stemmed, or "" for a word
-// left out (shorter than two letters, or common).
+// left out.
 func (st *stemmer) stem(lw string) string {
 	stem := ""
 	switch {
-	case len(lw) < 2 || isStopWord(lw):
+	case leftOut(lw):
 	case len(lw) == 2 || byteClass[lw[0]] == digit:
 		stem = lw // what Snowball English leaves as it is: two letters, or digits
 	default:
@@ -467,11 +638,16 @@ func (st *stemmer) stem(lw string) string {
 	return stem
 }
 
+// leftOut reports whether the lower-case word lw is left out of the
+// index: shorter than two letters, or common.
+func leftOut(lw string) bool { return len(lw) < 2 || isStopWord(lw) }
+
 // eachWord calls fn with the words of s, substrings of it: s is split at
 // non-letters and non-digits, and within a run of letters at a change
 // from lower to upper case ("pullRequest", and "HTTPServer" as HTTP,
-// Server) and between letters and digits. ASCII is read a byte at a
-// time through a table; other runes are classed by package unicode.
+// Server) and between letters and digits. ASCII is read a byte at a time
+// through a table, a run of one class at once where that changes
+// nothing; other runes are classed by package unicode.
 func eachWord(s string, fn func(string)) {
 	start, prevAt := -1, 0 // where the word and prev began
 	prev, prevPrev := other, other
@@ -565,11 +741,38 @@ func classOf(r rune) uint8 {
 // arguments returns the argument names and descriptions of an input
 // schema, as text: the member names of every "properties" object of the
 // schema (nested ones too, within maxDepth) and the "description" of each
-// such argument, at most maxArgs. It reads the schema's tokens once,
-// without decoding it into values; it stops at a syntax error.
+// such argument, at most maxArgs, each followed by a space. It reads the
+// schema once, without decoding it into values; it stops at a syntax
+// error.
 func arguments(schema json.RawMessage) (names, descs string) {
-	var v vocab
-	return v.arguments(schema)
+	var nb, db []byte
+	var scratch []byte
+	eachArgument(schema, &scratch, func(text string, desc bool) {
+		if desc {
+			db = append(append(db, text...), ' ')
+		} else {
+			nb = append(append(nb, text...), ' ')
+		}
+	})
+	return string(nb), string(db)
+}
+
+// eachArgument calls found with each argument name and description of
+// schema (desc tells which), as arguments finds them, in order met: text
+// is unescaped, and only valid during the call (it is schema's memory, or
+// scratch's).
+func eachArgument(schema json.RawMessage, scratch *[]byte, found func(text string, desc bool)) {
+	w := argWalk{s: unsafe.String(unsafe.SliceData(schema), len(schema)), scratch: *scratch}
+	w.i = skipSpace(w.s, 0)
+	if w.i < len(w.s) {
+		switch w.s[w.i] {
+		case '{':
+			w.object(found, 1, false, false)
+		case '[':
+			w.array(found, 1)
+		}
+	}
+	*scratch = w.scratch
 }
 
 // member is what a member's name says about its value, to arguments.
@@ -581,86 +784,72 @@ const (
 	descriptionMember
 )
 
-// arguments is the package's arguments, with the buffers of v reused.
-func (v *vocab) arguments(schema json.RawMessage) (names, descs string) {
-	w := argWalk{b: schema, names: v.names[:0], descs: v.descs[:0]}
-	w.i = skipSpace(w.b, 0)
-	if w.i < len(w.b) {
-		switch w.b[w.i] {
-		case '{':
-			w.object(1, false, false)
-		case '[':
-			w.array(1)
-		}
-	}
-	v.names, v.descs = w.names, w.descs
-	return string(w.names), string(w.descs)
-}
-
 // argWalk reads a schema for arguments: a walk down its objects and
 // arrays that steps over everything else, a byte at a time only where
 // the structure is (a string is skipped to its closing quote at once).
 // Each method reports false at a syntax error, where the walk ends.
 type argWalk struct {
-	b            []byte
-	i            int // the next byte to read
-	names, descs []byte
-	count        int // names taken
+	s       string // the schema
+	i       int    // the next byte to read
+	count   int    // names found
+	scratch []byte // where escaped text is unquoted
 }
 
 // maxOpen is how many objects and arrays the walk is in at most: a
 // deeper value is stepped over whole.
 const maxOpen = 2*maxDepth + 2
 
-// object walks the object at w.i, depth deep (counting itself): its
-// member names are arguments when props, and its "description" describes
-// one when arg.
-func (w *argWalk) object(depth int, props, arg bool) bool {
-	w.i = skipSpace(w.b, w.i+1)
-	if w.i < len(w.b) && w.b[w.i] == '}' {
+// object walks the object at w.i, depth deep (counting itself), and
+// calls found as eachArgument does: its member names are arguments when
+// props, and its "description" describes one when arg.
+func (w *argWalk) object(found func(text string, desc bool), depth int, props, arg bool) bool {
+	w.i = skipSpace(w.s, w.i+1)
+	if w.i < len(w.s) && w.s[w.i] == '}' {
 		w.i++
 		return true
 	}
 	for {
-		if w.i >= len(w.b) || w.b[w.i] != '"' {
+		if w.i >= len(w.s) || w.s[w.i] != '"' {
 			return false
 		}
-		end := stringEnd(w.b, w.i)
+		end := stringEnd(w.s, w.i)
 		if end < 0 {
 			return false
 		}
-		raw := w.b[w.i : end+1]
+		raw := w.s[w.i : end+1]
 		name := memberOf(raw)
 		if props && w.count < maxArgs {
 			w.count++
-			w.names = appendUnquoted(w.names, raw)
-			w.names = append(w.names, ' ')
+			found(w.unquote(raw), false)
 		}
-		w.i = skipSpace(w.b, end+1)
-		if w.i >= len(w.b) || w.b[w.i] != ':' {
+		w.i = skipSpace(w.s, end+1)
+		if w.i >= len(w.s) || w.s[w.i] != ':' {
 			return false
 		}
-		w.i = skipSpace(w.b, w.i+1)
-		if w.i >= len(w.b) {
+		w.i = skipSpace(w.s, w.i+1)
+		if w.i >= len(w.s) {
 			return false
 		}
-		switch w.b[w.i] {
+		switch w.s[w.i] {
 		case '{':
-			if !w.nested(depth, func() bool { return w.object(depth+1, name == propertiesMember && !props, props) }) {
+			if depth >= maxOpen {
+				if !w.skip() {
+					return false
+				}
+			} else if !w.object(found, depth+1, name == propertiesMember && !props, props) {
 				return false
 			}
 		case '[':
-			if !w.nested(depth, func() bool { return w.array(depth + 1) }) {
+			if !w.nestedArray(found, depth) {
 				return false
 			}
 		case '"':
-			end := stringEnd(w.b, w.i)
+			end := stringEnd(w.s, w.i)
 			if end < 0 {
 				return false
 			}
 			if arg && name == descriptionMember {
-				w.descs = appendUnquoted(w.descs, w.b[w.i:end+1])
-				w.descs = append(w.descs, ' ')
+				found(w.unquote(w.s[w.i:end+1]), true)
 			}
 			w.i = end + 1
 		default:
@@ -671,7 +860,7 @@ func (w *argWalk) object(depth int, props, arg bool) bool {
 		if !w.next('}') {
 			return false
 		}
-		if w.b[w.i-1] == '}' {
+		if w.s[w.i-1] == '}' {
 			return true
 		}
 	}
@@ -679,27 +868,31 @@ func (w *argWalk) object(depth int, props, arg bool) bool {
 
 // array walks the array at w.i, depth deep: what is in it is neither an
 // argument nor a description.
-func (w *argWalk) array(depth int) bool {
-	w.i = skipSpace(w.b, w.i+1)
-	if w.i < len(w.b) && w.b[w.i] == ']' {
+func (w *argWalk) array(found func(text string, desc bool), depth int) bool {
+	w.i = skipSpace(w.s, w.i+1)
+	if w.i < len(w.s) && w.s[w.i] == ']' {
 		w.i++
 		return true
 	}
 	for {
-		if w.i >= len(w.b) {
+		if w.i >= len(w.s) {
 			return false
 		}
-		switch w.b[w.i] {
+		switch w.s[w.i] {
 		case '{':
-			if !w.nested(depth, func() bool { return w.object(depth+1, false, false) }) {
+			if depth >= maxOpen {
+				if !w.skip() {
+					return false
+				}
+			} else if !w.object(found, depth+1, false, false) {
 				return false
 			}
 		case '[':
-			if !w.nested(depth, func() bool { return w.array(depth + 1) }) {
+			if !w.nestedArray(found, depth) {
 				return false
 			}
 		case '"':
-			end := stringEnd(w.b, w.i)
+			end := stringEnd(w.s, w.i)
 			if end < 0 {
 				return false
 			}
@@ -712,19 +905,24 @@ func (w *argWalk) array(depth int) bool {
 		if !w.next(']') {
 			return false
 		}
-		if w.b[w.i-1] == ']' {
+		if w.s[w.i-1] == ']' {
 			return true
 		}
 	}
 }
 
-// nested walks the object or array at w.i by walk, or steps over it when
-// depth values are open already.
-func (w *argWalk) nested(depth int, walk func() bool) bool {
-	if depth < maxOpen {
-		return walk()
+// nestedArray walks the array at w.i, inside depth values, or steps over
+// it when they are as many as the walk goes into.
+func (w *argWalk) nestedArray(found func(text string, desc bool), depth int) bool {
+	if depth >= maxOpen {
+		return w.skip()
 	}
-	end := skipNested(w.b, w.i)
+	return w.array(found, depth+1)
+}
+
+// skip steps over the object or array at w.i.
+func (w *argWalk) skip() bool {
+	end := skipNested(w.s, w.i)
 	if end < 0 {
 		return false
 	}
@@ -734,13 +932,13 @@ func (w *argWalk) nested(depth int, walk func() bool) bool {
 
 // next steps over the ',' or closer after a value, and the space around.
 func (w *argWalk) next(closer byte) bool {
-	w.i = skipSpace(w.b, w.i)
-	if w.i >= len(w.b) || (w.b[w.i] != ',' && w.b[w.i] != closer) {
+	w.i = skipSpace(w.s, w.i)
+	if w.i >= len(w.s) || (w.s[w.i] != ',' && w.s[w.i] != closer) {
 		return false
 	}
 	w.i++
-	if w.b[w.i-1] == ',' {
-		w.i = skipSpace(w.b, w.i)
+	if w.s[w.i-1] == ',' {
+		w.i = skipSpace(w.s, w.i)
 	}
 	return true
 }
@@ -748,10 +946,21 @@ func (w *argWalk) next(closer byte) bool {
 // literal steps over a number, true, false or null.
 func (w *argWalk) literal() bool {
 	start := w.i
-	for w.i < len(w.b) && literalByte[w.b[w.i]] {
+	for w.i < len(w.s) && literalByte[w.s[w.i]] {
 		w.i++
 	}
 	return w.i > start
+}
+
+// unquote is the JSON string raw (quotes included) unescaped, with invalid
+// UTF-8 as U+FFFD: raw's memory when it has neither, else the scratch's,
+// valid until the next call.
+func (w *argWalk) unquote(raw string) string {
+	if strings.IndexByte(raw, '\\') < 0 && utf8.ValidString(raw) {
+		return raw[1 : len(raw)-1]
+	}
+	w.scratch, _ = jsontext.AppendUnquote(w.scratch[:0], raw)
+	return unsafe.String(unsafe.SliceData(w.scratch), len(w.scratch))
 }
 
 // literalByte marks the bytes a number or literal is written with.
@@ -764,25 +973,25 @@ var literalByte = func() (t [256]bool) {
 
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t') {
 		i++
 	}
 	return i
 }
 
 // stringEnd returns the index of the quote that closes the string opened
-// at b[start], or -1 when it is not closed: the first quote after start
+// at s[start], or -1 when it is not closed: the first quote after start
 // that follows an even number of backslashes.
-func stringEnd(b []byte, start int) int {
-	for i := start + 1; i < len(b); i++ {
-		j := bytes.IndexByte(b[i:], '"')
+func stringEnd(s string, start int) int {
+	for i := start + 1; i < len(s); i++ {
+		j := strings.IndexByte(s[i:], '"')
 		if j < 0 {
 			return -1
 		}
 		i += j
 		k := i
-		for k > start+1 && b[k-1] == '\\' {
+		for k > start+1 && s[k-1] == '\\' {
 			k--
 		}
 		if (i-k)%2 == 0 {
@@ -792,15 +1001,15 @@ func stringEnd(b []byte, start int) int {
 	return -1
 }
 
-// skipNested returns the index just past the object or array at b[i],
+// skipNested returns the index just past the object or array at s[i],
 // or -1 when it is not closed: strings are stepped over, brackets
 // counted (not matched: the walk only needs where the value ends).
-func skipNested(b []byte, i int) int {
+func skipNested(s string, i int) int {
 	open := 0
-	for i < len(b) {
-		switch b[i] {
+	for i < len(s) {
+		switch s[i] {
 		case '"':
-			end := stringEnd(b, i)
+			end := stringEnd(s, i)
 			if end < 0 {
 				return -1
 			}
@@ -818,25 +1027,16 @@ func skipNested(b []byte, i int) int {
 	return -1
 }
 
-// appendUnquoted appends the JSON string raw (quotes included),
-// unescaped, with invalid UTF-8 as U+FFFD.
-func appendUnquoted(dst, raw []byte) []byte {
-	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
-		return append(dst, raw[1:len(raw)-1]...)
-	}
-	dst, _ = jsontext.AppendUnquote(dst, raw)
-	return dst
-}
-
 // memberOf reads a member's name, quoted as in JSON.
-func memberOf(raw []byte) member {
+func memberOf(raw string) member {
 	name := raw
-	if bytes.IndexByte(raw, '\\') >= 0 {
-		name, _ = jsontext.AppendUnquote(nil, raw)
+	if strings.IndexByte(raw, '\\') >= 0 {
+		b, _ := jsontext.AppendUnquote(nil, raw)
+		name = string(b)
 	} else if len(raw) >= 2 {
 		name = raw[1 : len(raw)-1]
 	}
-	switch string(name) {
+	switch name {
 	case "properties":
 		return propertiesMember
 	case "description":
