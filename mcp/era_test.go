@@ -134,7 +134,7 @@ func TestManagerServesBothEras(t *testing.T) {
 	assert.Equal(t, "2025-11-25", st["legacy"].ProtocolVersion)
 }
 
-func TestHTTPEraIsRememberedByTheTransport(t *testing.T) {
+func TestHTTPEraIsRememberedForTheURL(t *testing.T) {
 	tt := t
 	noLeaks(t)
 	var mu sync.Mutex
@@ -178,7 +178,11 @@ func TestHTTPEraIsRememberedByTheTransport(t *testing.T) {
 	mu.Unlock()
 	assert.False(t, connectOnce(&mcp.StreamableHTTPTransport{URL: wrap.URL + "/era"}).Modern())
 	mu.Lock()
-	assert.Equal(t, 2, countOf(got, "server/discover"), "another transport to the same URL knew nothing")
+	assert.Equal(t, 1, countOf(got, "server/discover"), "another transport to the same URL knew the server was legacy")
+	mu.Unlock()
+	assert.False(t, connectOnce(&mcp.StreamableHTTPTransport{URL: wrap.URL + "/era", Client: &http.Client{}}).Modern())
+	mu.Lock()
+	assert.Equal(t, 2, countOf(got, "server/discover"), "a transport with another Client knew nothing: it may reach another server")
 	modern = true
 	mu.Unlock()
 	assert.True(t, connectOnce(transport).Modern(), "a remembered era that fails is probed again")

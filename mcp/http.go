@@ -17,9 +17,11 @@ import (
 // broken stream with Last-Event-ID, the GET stream of the server's own
 // messages, and DELETE at Close, as docs/connection.md describes. A failed
 // POST (a 5xx, a dropped connection) fails only its own call, with the Go
-// error (*HTTPStatusError, *RedirectError). A transport remembers what it
-// learnt of its server (its era; a 405 to GET, for a minute) for its next
-// connections.
+// error (*HTTPStatusError, *RedirectError). The program remembers what a
+// connection learnt of its server (its era; a 405 to GET, for a minute)
+// for the next connections to the same URL through the same Client, by
+// this transport or another: a legacy server is probed once, not at
+// every Connect.
 type StreamableHTTPTransport struct {
 	URL string
 
@@ -49,7 +51,7 @@ type StreamableHTTPTransport struct {
 	MaxMessageSize int
 	Logger         *slog.Logger
 
-	memory *httpstream.Memory // shared by the copies of the transport
+	memory *httpstream.Memory // a Manager's for the server, when set; else memoryOf
 }
 
 // Connect returns the stream; nothing is sent before the first message.
@@ -93,18 +95,40 @@ func NewHTTPTransport(url string, headers http.Header) *StreamableHTTPTransport 
 	return &StreamableHTTPTransport{URL: url, Headers: headers, FallbackToSSE: true}
 }
 
-// memoryMade guards the making of transports' memories.
-var memoryMade sync.Mutex
+// memories is what the program learnt of the servers it reached over
+// Streamable HTTP, by URL and Client (two clients may reach two servers
+// at one URL, through proxies of their own, say), for at most
+// maxMemories servers: past that, it starts again knowing nothing.
+var memories struct {
+	sync.Mutex
+	m map[memoryKey]*httpstream.Memory
+}
 
-// memoryOf is the transport's memory of its server, made at its first
-// use.
+type memoryKey struct {
+	url    string
+	client *http.Client
+}
+
+const maxMemories = 1024
+
+// memoryOf is what the program learnt of the transport's server: the
+// Manager's memory of it, or that of its URL and Client.
 func (t *StreamableHTTPTransport) memoryOf() *httpstream.Memory {
-	memoryMade.Lock()
-	defer memoryMade.Unlock()
-	if t.memory == nil {
-		t.memory = &httpstream.Memory{}
+	if t.memory != nil {
+		return t.memory
 	}
-	return t.memory
+	memories.Lock()
+	defer memories.Unlock()
+	key := memoryKey{t.URL, t.Client}
+	m := memories.m[key]
+	if m == nil {
+		if memories.m == nil || len(memories.m) >= maxMemories {
+			memories.m = map[memoryKey]*httpstream.Memory{}
+		}
+		m = &httpstream.Memory{}
+		memories.m[key] = m
+	}
+	return m
 }
 
 // DescribeTransport is tcp to the URL's host and port.

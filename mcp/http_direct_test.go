@@ -142,7 +142,9 @@ func TestHTTPServerWithoutGetStreamIsNotAskedAgain(t *testing.T) {
 	}
 	assert.Equal(t, int32(1), gets.Load(), "the server answered the first GET with 405; the transport's next connections send none")
 	call(&mcp.StreamableHTTPTransport{URL: srv.URL})
-	assert.Equal(t, int32(2), gets.Load(), "another transport to the same URL knew nothing")
+	assert.Equal(t, int32(1), gets.Load(), "another transport to the same URL knew it too")
+	call(&mcp.StreamableHTTPTransport{URL: srv.URL, Client: &http.Client{}})
+	assert.Equal(t, int32(2), gets.Load(), "a transport with another Client knew nothing")
 }
 
 func TestHTTPDeclaredLengthIsNotAllocatedAhead(t *testing.T) {

@@ -122,11 +122,11 @@ type exchange struct {
 	n   int // messages delivered so far
 }
 
-// Memory is what a transport learnt of its server
-// across connections: its era (so that a legacy server is not probed
-// again at every connection) and when it last answered GET with 405 (it
-// offers no stream). It is the transport's: a new transport, or a new
-// URL, starts knowing nothing.
+// Memory is what was learnt of a server across connections: its era (so
+// that a legacy server is not probed again at every connection) and when
+// it last answered GET with 405 (it offers no stream). Its owner shares
+// it among the streams to one server; a stream to another URL makes it
+// start again knowing nothing.
 type Memory struct {
 	mu      sync.Mutex
 	url     string // what the rest is about
