@@ -1,47 +1,30 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"unicode/utf8"
 )
 
-// floorClient is the least a client can do: one goroutine writes a request
-// built by hand and reads lines until the answer, and finds the text's
-// length without decoding anything else. It serves nothing, checks nothing
-// and cannot be used from two goroutines: it is the floor the others are
-// measured against, not a client.
+// floorClient is the least a client can do: one goroutine writes a
+// request built by hand with one write and reads lines until the answer,
+// straight from a buffer as large as the longest line, and finds the
+// text's length without decoding anything else. Its pipes are made as
+// large as the OS allows. It serves nothing, checks nothing and cannot be
+// used from two goroutines: it is the floor the others are measured
+// against, not a client.
 type floorClient struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	id   int
-	req  []byte
-	line []byte
-}
-
-// startServer starts the bench server process with pipes to it.
-func startServer(ctx context.Context, exe string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, error) {
-	cmd := exec.CommandContext(ctx, exe, "serve")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, nil, nil, err
-	}
-	return cmd, in, bufio.NewReaderSize(out, 64<<10), nil
+	cmd *exec.Cmd
+	in  *os.File
+	out *os.File
+	r   *lineReader
+	id  int
+	req []byte
 }
 
 // The floors' handshake: the initialize request after "method":, and the
@@ -51,12 +34,12 @@ const (
 	floorInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
 )
 
-func connectFloor(ctx context.Context, exe string) (client, error) {
-	cmd, in, out, err := startServer(ctx, exe)
+func connectFloor(_ context.Context, exe string) (client, error) {
+	cmd, in, out, err := startFloorServer(exe)
 	if err != nil {
 		return nil, err
 	}
-	f := &floorClient{cmd: cmd, in: in, out: out}
+	f := &floorClient{cmd: cmd, in: in, out: out, r: newLineReader(out)}
 	if _, err := f.roundTrip(floorInitialize); err != nil {
 		f.close()
 		return nil, err
@@ -85,54 +68,18 @@ func (f *floorClient) roundTrip(rest string) ([]byte, error) {
 	return f.send()
 }
 
+// send writes f.req and reads lines up to the answer (the bench server
+// writes nothing else).
 func (f *floorClient) send() ([]byte, error) {
 	if _, err := f.in.Write(f.req); err != nil {
 		return nil, err
 	}
-	f.line = f.line[:0]
-	for {
-		frag, err := f.out.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			f.line = append(f.line, frag...)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(f.line) == 0 {
-			return frag, nil
-		}
-		f.line = append(f.line, frag...)
-		return f.line, nil
-	}
+	return f.r.next()
 }
 
 func (f *floorClient) call(_ context.Context, tool string, args map[string]any) (int, error) {
 	f.begin()
-	f.req = append(f.req, `"tools/call","params":{"name":`...)
-	f.req = strconv.AppendQuote(f.req, tool)
-	f.req = append(f.req, `,"arguments":{`...)
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		if i > 0 {
-			f.req = append(f.req, ',')
-		}
-		f.req = strconv.AppendQuote(f.req, k)
-		f.req = append(f.req, ':')
-		switch v := args[k].(type) {
-		case string:
-			f.req = strconv.AppendQuote(f.req, v)
-		case int:
-			f.req = strconv.AppendInt(f.req, int64(v), 10)
-		default:
-			return 0, fmt.Errorf("floor client: argument of type %T", v)
-		}
-	}
-	f.req = append(f.req, "}}}\n"...)
+	f.req = appendCall(f.req, tool, args)
 	line, err := f.send()
 	if err != nil {
 		return 0, err
@@ -140,36 +87,59 @@ func (f *floorClient) call(_ context.Context, tool string, args map[string]any) 
 	return textLen(line)
 }
 
-// textLen returns the unescaped length of the first "text" string in line.
+// appendCall appends the rest of a tools/call request after "method":,
+// with its newline.
+func appendCall(b []byte, tool string, args map[string]any) []byte {
+	b = append(b, `"tools/call","params":{"name":`...)
+	b = strconv.AppendQuote(b, tool)
+	b = append(b, `,"arguments":`...)
+	return append(append(b, argsJSON(args)...), "}}\n"...)
+}
+
+// textLen returns the unescaped length of the first "text" string in line:
+// it steps from one backslash to the next (a run without one is measured
+// at once) and stops at the first quote that no backslash escapes.
 func textLen(line []byte) (int, error) {
 	i := bytes.Index(line, []byte(`"text":"`))
 	if i < 0 {
 		return 0, errors.New("floor client: no text in the answer")
 	}
+	rest := line[i+len(`"text":"`):]
 	n := 0
-	for i += len(`"text":"`); i < len(line); i++ {
-		switch c := line[i]; c {
-		case '"':
-			return n, nil
-		case '\\':
-			i++
-			if i < len(line) && line[i] == 'u' && i+4 < len(line) {
-				r, _ := strconv.ParseUint(string(line[i+1:i+5]), 16, 32)
-				i += 4
-				if r >= 0xD800 && r < 0xDC00 {
-					n += 4 // a surrogate pair: one 4-byte rune, the low half follows
-					i += 6
-					continue
-				}
-				n += utf8.RuneLen(rune(r))
-				continue
-			}
-			n++
-		default:
-			n++
+	for {
+		j := bytes.IndexByte(rest, '\\')
+		upTo := rest
+		if j >= 0 {
+			upTo = rest[:j]
 		}
+		if q := bytes.IndexByte(upTo, '"'); q >= 0 {
+			return n + q, nil
+		}
+		if j < 0 {
+			return 0, errors.New("floor client: unterminated text")
+		}
+		n += j
+		rest = rest[j+1:]
+		if len(rest) == 0 {
+			return 0, errors.New("floor client: unterminated text")
+		}
+		if rest[0] != 'u' {
+			n++
+			rest = rest[1:]
+			continue
+		}
+		if len(rest) < 5 {
+			return 0, errors.New("floor client: short \\u escape")
+		}
+		r, _ := strconv.ParseUint(string(rest[1:5]), 16, 32)
+		rest = rest[5:]
+		if r >= 0xD800 && r < 0xDC00 && len(rest) >= 6 {
+			n += 4 // a surrogate pair: one 4-byte rune, the low half follows
+			rest = rest[6:]
+			continue
+		}
+		n += utf8.RuneLen(rune(r))
 	}
-	return 0, errors.New("floor client: unterminated text")
 }
 
 func (f *floorClient) listTools(context.Context) error {
@@ -180,4 +150,5 @@ func (f *floorClient) listTools(context.Context) error {
 func (f *floorClient) close() {
 	f.in.Close()
 	f.cmd.Wait()
+	f.out.Close()
 }

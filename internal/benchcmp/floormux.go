@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
-	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -14,28 +12,41 @@ import (
 
 // floorMux is the floor for concurrent calls over stdio: the least a
 // client shared by goroutines must do. Each call builds its request by
-// hand and writes it under a lock; one goroutine reads the answer lines and
-// hands each to the call waiting for its id. Like floorClient, it serves
-// nothing and decodes nothing but the text's length.
+// hand and writes it with one write under a lock. No goroutine is there
+// only to read: the call whose answer is awaited reads, straight from the
+// buffer, hands each line that answers another call to that call (a copy
+// into the waiter's own buffer), and once its own has come, hands the
+// reading to a call still waiting. Like floorClient, it serves nothing
+// and decodes nothing but the text's length.
 type floorMux struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	id   atomic.Int64
-	wmu  sync.Mutex
-	mu   sync.Mutex
-	wait map[int64]chan []byte
-	done chan struct{}
-	err  error // why reading ended; set before done is closed
+	cmd *exec.Cmd
+	in  *os.File
+	out *os.File
+	r   *lineReader
+	id  atomic.Int64
+	wmu sync.Mutex
+
+	mu      sync.Mutex
+	reading bool              // a call holds the reading
+	waiting map[int64]*waiter // the calls waiting for an answer
+	err     error             // why reading ended
+	waiters sync.Pool
 }
 
-func connectFloorMux(ctx context.Context, exe string) (client, error) {
-	cmd, in, out, err := startServer(ctx, exe)
+// waiter is a call waiting: it gets its answer, or the reading, on ch.
+type waiter struct {
+	ch   chan bool // true: the answer is in line; false: read yourself
+	line []byte
+	req  []byte
+}
+
+func connectFloorMux(_ context.Context, exe string) (client, error) {
+	cmd, in, out, err := startFloorServer(exe)
 	if err != nil {
 		return nil, err
 	}
-	f := &floorMux{cmd: cmd, in: in, out: out, wait: map[int64]chan []byte{}, done: make(chan struct{})}
-	go f.read()
+	f := &floorMux{cmd: cmd, in: in, out: out, r: newLineReader(out), waiting: map[int64]*waiter{}}
+	f.waiters.New = func() any { return &waiter{ch: make(chan bool, 1)} }
 	if _, err := f.roundTrip(floorInitialize); err != nil {
 		f.close()
 		return nil, err
@@ -47,35 +58,6 @@ func connectFloorMux(ctx context.Context, exe string) (client, error) {
 	return f, nil
 }
 
-func (f *floorMux) read() {
-	defer close(f.done)
-	var long []byte
-	for {
-		frag, err := f.out.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, frag...)
-			continue
-		}
-		if err != nil {
-			f.err = err
-			return
-		}
-		line := append(long, frag...) // a copy: the call keeps it
-		long = nil
-		id, ok := answerID(line)
-		if !ok {
-			continue
-		}
-		f.mu.Lock()
-		ch := f.wait[id]
-		delete(f.wait, id)
-		f.mu.Unlock()
-		if ch != nil {
-			ch <- line
-		}
-	}
-}
-
 // answerID finds the id of an answer line, which the bench server writes
 // first: {"jsonrpc":"2.0","id":N,...
 func answerID(line []byte) (int64, bool) {
@@ -83,13 +65,15 @@ func answerID(line []byte) (int64, bool) {
 	if !bytes.HasPrefix(line, []byte(prefix)) {
 		return 0, false
 	}
-	rest := line[len(prefix):]
-	end := bytes.IndexByte(rest, ',')
-	if end < 0 {
-		return 0, false
+	id, n := int64(0), 0
+	for _, c := range line[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + int64(c-'0')
+		n++
 	}
-	id, err := strconv.ParseInt(string(rest[:end]), 10, 64)
-	return id, err == nil
+	return id, n > 0
 }
 
 func (f *floorMux) write(b []byte) error {
@@ -99,47 +83,101 @@ func (f *floorMux) write(b []byte) error {
 	return err
 }
 
-// send writes a request whose text after "method": is built by rest, and
-// waits for its answer.
-func (f *floorMux) send(rest func([]byte) []byte) ([]byte, error) {
+// send writes a request whose text after "method": is built by rest, waits
+// for its answer and gives what answer makes of it (the answer's line is
+// only valid during answer).
+func (f *floorMux) send(rest func([]byte) []byte, answer func([]byte) (int, error)) (int, error) {
 	id := f.id.Add(1)
-	req := append(make([]byte, 0, 256), `{"jsonrpc":"2.0","id":`...)
-	req = strconv.AppendInt(req, id, 10)
-	req = append(req, `,"method":`...)
-	req = rest(req)
-	ch := make(chan []byte, 1)
+	w := f.waiters.Get().(*waiter)
+	defer f.waiters.Put(w)
+	w.req = append(w.req[:0], `{"jsonrpc":"2.0","id":`...)
+	w.req = strconv.AppendInt(w.req, id, 10)
+	w.req = append(w.req, `,"method":`...)
+	w.req = rest(w.req)
 	f.mu.Lock()
-	f.wait[id] = ch
+	if f.err != nil {
+		f.mu.Unlock()
+		return 0, f.err
+	}
+	f.waiting[id] = w
+	lead := !f.reading
+	f.reading = true
 	f.mu.Unlock()
-	if err := f.write(req); err != nil {
-		return nil, err
+	if err := f.write(w.req); err != nil {
+		return 0, err
 	}
-	select {
-	case line := <-ch:
-		return line, nil
-	case <-f.done:
-		if f.err == nil {
-			return nil, errors.New("floor client: closed")
+	if !lead {
+		if got := <-w.ch; got {
+			return answer(w.line)
 		}
-		return nil, f.err
+		f.mu.Lock()
+		err := f.err
+		f.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
 	}
+	return f.readFor(id, answer)
+}
+
+// readFor reads lines until the answer to id, holding the reading, and
+// then hands the reading on.
+func (f *floorMux) readFor(id int64, answer func([]byte) (int, error)) (int, error) {
+	for {
+		line, err := f.r.next()
+		if err != nil {
+			f.mu.Lock()
+			f.err = err
+			for other, w := range f.waiting {
+				if other != id {
+					w.ch <- false // each finds f.err
+				}
+			}
+			clear(f.waiting)
+			f.mu.Unlock()
+			return 0, err
+		}
+		got, ok := answerID(line)
+		if !ok {
+			continue
+		}
+		if got == id {
+			n, err := answer(line)
+			f.handOn(id)
+			return n, err
+		}
+		f.mu.Lock()
+		w := f.waiting[got]
+		delete(f.waiting, got)
+		f.mu.Unlock()
+		if w != nil {
+			w.line = append(w.line[:0], line...)
+			w.ch <- true
+		}
+	}
+}
+
+// handOn gives the reading to a call still waiting, if any.
+func (f *floorMux) handOn(id int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.waiting, id)
+	for _, w := range f.waiting {
+		w.ch <- false
+		return
+	}
+	f.reading = false
 }
 
 func (f *floorMux) roundTrip(rest string) ([]byte, error) {
-	return f.send(func(b []byte) []byte { return append(append(b, rest...), "}\n"...) })
+	var out []byte
+	_, err := f.send(func(b []byte) []byte { return append(append(b, rest...), "}\n"...) },
+		func(line []byte) (int, error) { out = append(out, line...); return 0, nil })
+	return out, err
 }
 
 func (f *floorMux) call(_ context.Context, tool string, args map[string]any) (int, error) {
-	line, err := f.send(func(b []byte) []byte {
-		b = append(b, `"tools/call","params":{"name":`...)
-		b = strconv.AppendQuote(b, tool)
-		b = append(b, `,"arguments":`...)
-		return append(append(b, argsJSON(args)...), "}}\n"...)
-	})
-	if err != nil {
-		return 0, err
-	}
-	return textLen(line)
+	return f.send(func(b []byte) []byte { return appendCall(b, tool, args) }, textLen)
 }
 
 // argsJSON is the bench's arguments as JSON: {"text":"hi"} or {"size":N}.
@@ -158,5 +196,5 @@ func (f *floorMux) listTools(context.Context) error {
 func (f *floorMux) close() {
 	f.in.Close()
 	f.cmd.Wait()
-	<-f.done
+	f.out.Close()
 }

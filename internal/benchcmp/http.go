@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -26,11 +27,13 @@ import (
 // The Streamable HTTP rows: the same cheap server (testproc.BenchHTTP,
 // answers from precomputed bytes, as JSON or as a one-event SSE stream, no
 // session) runs as a child process, and each client talks to it over
-// loopback TCP.
+// loopback TCP. It speaks 2025-11-25 only, as most servers deployed do: a
+// request of a newer revision gets 400, as such a server answers it.
 
 // serveHTTP runs the bench HTTP server ("json" or "sse" answers) on a
 // loopback port and prints its URL. Then, for each line read from stdin,
-// it prints how many TCP connections clients have opened so far.
+// it prints how many TCP connections clients have opened so far, and how
+// many HTTP requests they made.
 func serveHTTP(mode string) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -38,14 +41,25 @@ func serveHTTP(mode string) error {
 	}
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	os.Stdout.Sync()
-	var conns atomic.Int64
+	var conns, requests atomic.Int64
 	go func() {
 		in := bufio.NewScanner(os.Stdin)
 		for in.Scan() {
-			fmt.Println(conns.Load())
+			fmt.Println(conns.Load(), requests.Load())
 		}
 	}()
-	srv := &http.Server{Handler: testproc.BenchHTTP(mode == "sse"), ConnState: func(_ net.Conn, st http.ConnState) {
+	bench := testproc.BenchHTTP(mode == "sse")
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.Header.Get("Mcp-Protocol-Version") > protocol { // a 2025-11-25 server: a newer revision is a bad request
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: unsupported protocol version"}}`)
+			return
+		}
+		bench.ServeHTTP(w, r)
+	})
+	srv := &http.Server{Handler: counted, ConnState: func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			conns.Add(1)
 		}
@@ -86,14 +100,24 @@ func startHTTPServer(exe, mode string) (*httpServer, error) {
 
 // conns asks the server how many TCP connections clients have opened.
 func (s *httpServer) conns() (int64, error) {
+	conns, _, err := s.counts()
+	return conns, err
+}
+
+// counts asks the server how many TCP connections clients have opened,
+// and how many HTTP requests they made.
+func (s *httpServer) counts() (conns, requests int64, err error) {
 	if _, err := io.WriteString(s.in, "?\n"); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	line, err := s.out.ReadString('\n')
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+	if _, err := fmt.Sscan(line, &conns, &requests); err != nil {
+		return 0, 0, fmt.Errorf("bench http server: %q: %w", line, err)
+	}
+	return conns, requests, nil
 }
 
 func (s *httpServer) stop() {
@@ -105,34 +129,64 @@ func (s *httpServer) stop() {
 // --- the floor: a hand-written net/http client
 
 // It serves many goroutines: ids are atomic and each request has a buffer
-// of its own from a pool.
+// of its own from a pool. One transport keeps an idle connection for
+// each of 64 callers and asks for no gzip; the request headers are built
+// once and copied per request; the body is encoded by hand into an
+// in-memory reader of known length, so that net/http writes headers and
+// body at once; and it makes the three requests a connect needs
+// (initialize, initialized, tools/list), no more.
 type httpFloor struct {
-	url    string
+	url    *url.URL
 	client *http.Client
+	header http.Header
 	id     atomic.Int64
 	bufs   sync.Pool
 }
 
-func connectHTTPFloor(ctx context.Context, url string) (client, error) {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 256 // as mcplug's default client: concurrent calls keep their connections
-	f := &httpFloor{url: url, client: &http.Client{Transport: t}}
-	f.bufs.New = func() any { b := make([]byte, 0, 512); return &b }
-	if _, err := f.post(ctx, `"method":"initialize","params":{"protocolVersion":"`+protocol+`","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`, true); err != nil {
+// floorTransports keeps one transport per URL, as mcplug's do: a
+// program's connections to one server share its idle connections.
+var floorTransports sync.Map
+
+func connectHTTPFloor(ctx context.Context, u string) (client, error) {
+	parsed, err := url.Parse(u)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := f.post(ctx, `"method":"notifications/initialized"`, false); err != nil {
+	t, _ := floorTransports.LoadOrStore(u, &http.Transport{
+		DialContext:         (&net.Dialer{}).DialContext,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 256,
+		DisableCompression:  true,
+	})
+	f := &httpFloor{url: parsed, client: &http.Client{Transport: t.(*http.Transport)}, header: http.Header{
+		"Content-Type":         {"application/json"},
+		"Accept":               {"application/json, text/event-stream"},
+		"Mcp-Protocol-Version": {protocol},
+	}}
+	f.bufs.New = func() any { return new(floorBuf) }
+	if _, err := f.post(ctx, `"method":"initialize","params":{"protocolVersion":"`+protocol+`","capabilities":{},"clientInfo":{"name":"floor","version":"1"}}`, true, nil); err != nil {
+		return nil, err
+	}
+	if _, err := f.post(ctx, `"method":"notifications/initialized"`, false, nil); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// post sends one message (with an id when request) and returns the answer
-// message: the body of a JSON answer, or the data of an SSE one.
-func (f *httpFloor) post(ctx context.Context, rest string, request bool) ([]byte, error) {
-	bp := f.bufs.Get().(*[]byte)
-	defer f.bufs.Put(bp)
-	buf := append((*bp)[:0], `{"jsonrpc":"2.0",`...)
+// floorBuf is one request's memory: its body, and its answer's.
+type floorBuf struct {
+	req    []byte
+	body   bytes.Reader
+	answer bytes.Buffer
+}
+
+// post sends one message (with an id when request) and gives what answer
+// makes of the answer message: the body of a JSON answer, or the data of
+// an SSE one, valid only during answer.
+func (f *httpFloor) post(ctx context.Context, rest string, request bool, answer func([]byte) (int, error)) (int, error) {
+	fb := f.bufs.Get().(*floorBuf)
+	defer f.bufs.Put(fb)
+	buf := append(fb.req[:0], `{"jsonrpc":"2.0",`...)
 	if request {
 		buf = append(buf, `"id":`...)
 		buf = strconv.AppendInt(buf, f.id.Add(1), 10)
@@ -140,68 +194,62 @@ func (f *httpFloor) post(ctx context.Context, rest string, request bool) ([]byte
 	}
 	buf = append(buf, rest...)
 	buf = append(buf, '}')
-	*bp = buf
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(buf))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	fb.req = buf
+	fb.body.Reset(buf)
+	req := (&http.Request{
+		Method:        http.MethodPost,
+		URL:           f.url,
+		Host:          f.url.Host,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        f.header.Clone(),
+		Body:          io.NopCloser(&fb.body),
+		ContentLength: int64(len(buf)),
+	}).WithContext(ctx)
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
+	fb.answer.Reset()
+	if _, err := fb.answer.ReadFrom(resp.Body); err != nil {
+		return 0, err
 	}
-	if !request {
-		return nil, nil
+	if !request || answer == nil {
+		return 0, nil
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	body := fb.answer.Bytes()
+	if ct := resp.Header["Content-Type"]; len(ct) > 0 && strings.HasPrefix(ct[0], "text/event-stream") {
 		i := bytes.Index(body, []byte("data: "))
 		if i < 0 {
-			return nil, errors.New("no data in the SSE answer")
+			return 0, errors.New("no data in the SSE answer")
 		}
 		body = body[i+len("data: "):]
 		if j := bytes.IndexByte(body, '\n'); j >= 0 {
 			body = body[:j]
 		}
 	}
-	return body, nil
+	return answer(body)
 }
 
 func (f *httpFloor) call(ctx context.Context, tool string, args map[string]any) (int, error) {
-	arguments := `{"text":"hi"}`
-	if n, ok := args["size"].(int); ok {
-		arguments = `{"size":` + strconv.Itoa(n) + `}`
-	}
-	answer, err := f.post(ctx, `"method":"tools/call","params":{"name":"`+tool+`","arguments":`+arguments+`}`, true)
-	if err != nil {
-		return 0, err
-	}
-	return textLen(answer)
+	return f.post(ctx, `"method":"tools/call","params":{"name":"`+tool+`","arguments":`+argsJSON(args)+`}`, true, textLen)
 }
 
 func (f *httpFloor) listTools(ctx context.Context) error {
-	_, err := f.post(ctx, `"method":"tools/list"`, true)
+	_, err := f.post(ctx, `"method":"tools/list"`, true, nil)
 	return err
 }
 
-func (f *httpFloor) close() { f.client.CloseIdleConnections() }
+func (f *httpFloor) close() {}
 
 // --- the SDKs over HTTP
 
-// mcplugTransports keeps one transport per URL, as a Manager keeps one
-// per server: what a transport learnt of its server (here, that it offers
-// no GET stream) serves its next connections. A new transport per
-// connection costs one GET more.
-var mcplugTransports sync.Map
-
+// connectMcplugHTTP connects as a program does: a transport of its own,
+// and no version pinned (mcplug finds the server's era).
 func connectMcplugHTTP(ctx context.Context, url string) (client, error) {
-	t, _ := mcplugTransports.LoadOrStore(url, &mcp.StreamableHTTPTransport{URL: url})
-	c, err := mcp.Connect(ctx, t.(*mcp.StreamableHTTPTransport), &mcp.Options{ProtocolVersion: mcp.LatestLegacyVersion})
+	c, err := mcp.Connect(ctx, &mcp.StreamableHTTPTransport{URL: url}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -139,12 +139,17 @@ type scenario struct {
 
 func scenarios() []scenario {
 	echo := map[string]any{"text": "hi"}
-	big := func(n int) func(b *testing.B, c client) {
+	text := func(tool string, n int) func(b *testing.B, c client) {
 		args := map[string]any{"size": n}
 		return func(b *testing.B, c client) {
 			b.SetBytes(int64(n))
+			latencies.reset()
+			mine := make([]time.Duration, 0, 1024)
+			defer func() { latencies.add(mine) }()
 			for b.Loop() {
-				got, err := c.call(context.Background(), "big", args)
+				start := time.Now()
+				got, err := c.call(context.Background(), tool, args)
+				mine = append(mine, time.Since(start))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -155,10 +160,15 @@ func scenarios() []scenario {
 		}
 	}
 	sequential := func(b *testing.B, c client) {
+		latencies.reset()
+		mine := make([]time.Duration, 0, 1<<16)
+		defer func() { latencies.add(mine) }()
 		for b.Loop() {
+			start := time.Now()
 			if _, err := c.call(context.Background(), "echo", echo); err != nil {
 				b.Fatal(err)
 			}
+			mine = append(mine, time.Since(start))
 		}
 	}
 	parallel := func(b *testing.B, c client) {
@@ -192,14 +202,15 @@ func scenarios() []scenario {
 		{name: "sequential call", run: sequential},
 		{name: "64 goroutines", concurrent: true, run: parallel},
 		{name: "64 goroutines, p99 latency of a call", concurrent: true, p99: true, run: parallelLatency},
-		{name: "1 MiB result", run: big(1 << 20), size: 1 << 20},
-		{name: "16 MiB result", run: big(16 << 20), size: 16 << 20},
+		{name: "1 MiB result, a newline every 64 bytes (JSON \\n escapes)", run: text("big", 1<<20), size: 1 << 20},
+		{name: "1 MiB result without escapes", run: text("plain", 1<<20), size: 1 << 20},
+		{name: "16 MiB result, a newline every 64 bytes", run: text("big", 16<<20), size: 16 << 20},
 		{name: "connect", connect: true},
 		{name: "20 servers connected at once", servers: 20},
 		{name: "HTTP sequential call, JSON answers", http: "json", run: sequential},
 		{name: "HTTP sequential call, SSE answers", http: "sse", run: sequential},
 		{name: "HTTP 64 goroutines, JSON answers", http: "json", concurrent: true, run: parallel},
-		{name: "HTTP 1 MiB result, JSON", http: "json", run: big(1 << 20), size: 1 << 20},
+		{name: "HTTP 1 MiB result, JSON", http: "json", run: text("big", 1<<20), size: 1 << 20},
 		{name: "HTTP connect (initialize, initialized, tools/list)", http: "json", connect: true},
 	}
 }
@@ -209,6 +220,9 @@ var spread *bool
 type measurement struct {
 	ns, allocs, bytes float64
 	conns             float64 // new TCP connections per 1,000 calls after the first; -1: not counted
+	requests          float64 // HTTP requests per connect; 0: not counted
+	p50               float64 // ns, the median latency of a call of the last run; 0: not measured
+	cpu               float64 // ns of this process's CPU (user and system) per call; 0: not measured
 	err               error
 }
 
@@ -275,10 +289,44 @@ func main() {
 			}
 			fmt.Printf("|   new TCP connections per 1,000 calls after the first (floor / mcplug / go-sdk / mcp-go) | %s |\n", strings.Join(parts, " / "))
 		}
+		subRow(med, "median latency of a call", func(m measurement) float64 { return m.p50 }, showNs)
+		subRow(med, "client CPU per call", func(m measurement) float64 { return m.cpu }, showNs)
+		if med[1].err == nil && med[1].requests > 0 {
+			var parts []string
+			for _, m := range med {
+				if m.err != nil {
+					parts = append(parts, "–")
+					continue
+				}
+				parts = append(parts, fmt.Sprintf("%.1f", m.requests))
+			}
+			fmt.Printf("|   HTTP requests per connect (floor / mcplug / go-sdk / mcp-go) | %s |\n", strings.Join(parts, " / "))
+		}
 		if *spread {
 			fmt.Printf("|   spread of mcplug ÷ floor over the rounds | %s |\n", roundRatios(results[1], results[0]))
 		}
 	}
+}
+
+// subRow prints a figure of each client, and mcplug's ÷ the floor's,
+// when mcplug's was measured.
+func subRow(med []measurement, what string, f func(measurement) float64, show func(float64) string) {
+	if med[1].err != nil || f(med[1]) == 0 {
+		return
+	}
+	var parts []string
+	for _, m := range med {
+		if m.err != nil || f(m) == 0 {
+			parts = append(parts, "–")
+			continue
+		}
+		parts = append(parts, show(f(m)))
+	}
+	r := "–"
+	if med[0].err == nil && f(med[0]) > 0 {
+		r = fmt.Sprintf("%.2f", f(med[1])/f(med[0]))
+	}
+	fmt.Printf("|   %s (floor / mcplug / go-sdk / mcp-go; mcplug ÷ floor) | %s | %s |\n", what, strings.Join(parts, " / "), r)
 }
 
 // roundRatios is mcplug ÷ floor for each round, lowest to highest.
@@ -317,15 +365,15 @@ func (l *latencyLog) add(d []time.Duration) {
 	l.all = append(l.all, d...)
 }
 
-// p99 is the 99th percentile of the latencies gathered.
-func (l *latencyLog) p99() (time.Duration, bool) {
+// quantile is the q-th percentile of the latencies gathered.
+func (l *latencyLog) quantile(q int) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.all) == 0 {
 		return 0, false
 	}
 	slices.Sort(l.all)
-	return l.all[len(l.all)*99/100], true
+	return l.all[len(l.all)*q/100], true
 }
 
 // ratioFloor says how many times the floor's time mcplug takes.
@@ -369,6 +417,14 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 		connect, target = s.connectHTTP, srv.url
 	}
 	if sc.connect {
+		var requestsBefore int64
+		if srv != nil {
+			var err error
+			if _, requestsBefore, err = srv.counts(); err != nil {
+				return measurement{err: err}
+			}
+		}
+		connects := 0
 		res := testing.Benchmark(func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -381,9 +437,18 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 					m.err = err
 				}
 				c.close()
+				connects++
 			}
 		})
-		return result(res, m.err)
+		m = result(res, m.err)
+		if srv != nil && m.err == nil {
+			_, after, err := srv.counts()
+			if err != nil {
+				return measurement{err: err}
+			}
+			m.requests = float64(after-requestsBefore) / float64(max(1, connects))
+		}
+		return m
 	}
 	c, err := connect(ctx, target)
 	if err != nil {
@@ -403,6 +468,7 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 	}
 	chk := &checked{client: c}
 	var failed error
+	cpuBefore := processCPU()
 	res := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
 		defer func() {
@@ -415,7 +481,14 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 	if err := chk.firstErr(); err != nil {
 		failed = err
 	}
+	cpu := processCPU() - cpuBefore
 	m = result(res, failed)
+	if m.err == nil {
+		m.cpu = float64(cpu) / float64(max(1, chk.calls.Load()))
+		if p, ok := latencies.quantile(50); ok && !sc.p99 {
+			m.p50 = float64(p)
+		}
+	}
 	if srv != nil && m.err == nil {
 		after, err := srv.conns()
 		if err != nil {
@@ -424,7 +497,7 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 		m.conns = float64(after-connsBefore) * 1000 / float64(max(1, chk.calls.Load()))
 	}
 	if sc.p99 && m.err == nil {
-		p, ok := latencies.p99()
+		p, ok := latencies.quantile(99)
 		if !ok {
 			return measurement{err: errors.New("no latencies")}
 		}
@@ -489,13 +562,17 @@ func show(m measurement) string {
 	if m.err != nil {
 		return "fails: " + oneLine(m.err.Error())
 	}
+	return showNs(m.ns)
+}
+
+func showNs(ns float64) string {
 	switch {
-	case m.ns >= 1e6:
-		return fmt.Sprintf("%.1f ms", m.ns/1e6)
-	case m.ns >= 1e3:
-		return fmt.Sprintf("%.1f µs", m.ns/1e3)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.1f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
 	}
-	return fmt.Sprintf("%.0f ns", m.ns)
+	return fmt.Sprintf("%.0f ns", ns)
 }
 
 func ratio(ours, peer measurement) string {

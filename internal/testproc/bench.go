@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
@@ -150,7 +151,7 @@ func scanRequest(line []byte) (id []byte, method, name string, size int, version
 	return top.ID, method, name, size, version, true
 }
 
-var bigResults sync.Map // size → []byte
+var bigResults sync.Map // size → []byte: "big" (a newline every 64 bytes, escaped in JSON), and -size: "plain" (no escapes)
 
 func benchResult(method, tool string, size int) []byte {
 	switch method {
@@ -161,13 +162,20 @@ func benchResult(method, tool string, size int) []byte {
 	case "tools/list":
 		return []byte(benchTools)
 	case "tools/call":
-		if tool == "big" {
-			if b, ok := bigResults.Load(size); ok {
+		if tool == "big" || tool == "plain" {
+			key := size
+			if tool == "plain" {
+				key = -size
+			}
+			if b, ok := bigResults.Load(key); ok {
 				return b.([]byte)
 			}
 			text, _ := json.Marshal(BigText(size))
+			if tool == "plain" {
+				text, _ = json.Marshal(strings.Repeat("x", size))
+			}
 			b := []byte(`{"content":[{"type":"text","text":` + string(text) + `}]}`)
-			bigResults.Store(size, b)
+			bigResults.Store(key, b)
 			return b
 		}
 		return []byte(benchEcho)
