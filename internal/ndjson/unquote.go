@@ -1,7 +1,6 @@
 package ndjson
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"unicode/utf16"
@@ -64,31 +63,56 @@ func (s deferredString) fill() {
 }
 
 // UnquoteInPlace decodes the JSON string literal q (quotes included) into
-// q's own memory and returns the decoded bytes. It checks the literal
-// first and changes nothing when it reports false: control characters,
-// bad escapes or invalid UTF-8, which encoding/json then handles.
+// q's own memory and returns the decoded bytes, with encoding/json's
+// meaning: invalid UTF-8 becomes U+FFFD, a byte at a time (in new memory).
+// It reports false for a control character or a bad escape, which
+// encoding/json refuses too; q is then left as it is from that byte on
+// (what comes before it may have moved), so that encoding/json given q
+// refuses it as well.
+//
+// It reads q once, eight bytes at a time where none needs a look, and
+// moves each such word down at once when an escape has shortened the
+// text before it.
 func UnquoteInPlace(q []byte) ([]byte, bool) {
 	s := q[1 : len(q)-1]
-	if !checkLiteral(s) {
-		return nil, false
-	}
-	i := bytes.IndexByte(s, '\\')
-	if i < 0 {
-		return s, true
-	}
-	w := i
+	w, i := 0, 0 // where the next byte goes, and the next byte read
+	ascii := true
 	for i < len(s) {
-		if s[i] != '\\' {
-			j := bytes.IndexByte(s[i:], '\\')
-			if j < 0 {
-				j = len(s) - i
+		if w == i {
+			for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
+				i += 8
 			}
-			w += copy(s[w:], s[i:i+j])
-			i += j
+			w = i
+		} else {
+			for i+8 <= len(s) {
+				v := binary.LittleEndian.Uint64(s[i:])
+				if !plain8(v) {
+					break
+				}
+				binary.LittleEndian.PutUint64(s[w:], v) // s[w:w+8] ends before s[i+8:], still to read
+				i, w = i+8, w+8
+			}
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c < 0x20 {
+			return nil, false
+		}
+		if c != '\\' {
+			if c >= utf8.RuneSelf {
+				ascii = false
+			}
+			s[w] = c
+			w++
+			i++
 			continue
 		}
-		i++
-		switch c := s[i]; c {
+		if i+1 >= len(s) {
+			return nil, false
+		}
+		switch c := s[i+1]; c {
 		case '"', '\\', '/':
 			s[w] = c
 		case 'b':
@@ -102,12 +126,18 @@ func UnquoteInPlace(q []byte) ([]byte, bool) {
 		case 't':
 			s[w] = '\t'
 		case 'u':
-			r := hex4(s[i+1 : i+5])
-			i += 4
+			if i+6 > len(s) {
+				return nil, false
+			}
+			r := hex4(s[i+2 : i+6])
+			if r < 0 {
+				return nil, false
+			}
+			i += 6
 			if utf16.IsSurrogate(r) {
 				r2 := rune(-1)
-				if i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' { // checkLiteral saw its four digits
-					r2 = hex4(s[i+3 : i+7])
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2 = hex4(s[i+2 : i+6])
 				}
 				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 					r = dec
@@ -116,51 +146,35 @@ func UnquoteInPlace(q []byte) ([]byte, bool) {
 					r = utf8.RuneError
 				}
 			}
-			w += utf8.EncodeRune(s[w:], r)
-			i++
+			w += utf8.EncodeRune(s[w:], r) // at most the six bytes of the escape read
 			continue
+		default:
+			return nil, false
 		}
 		w++
-		i++
+		i += 2
 	}
-	return s[:w], true
+	out := s[:w]
+	if !ascii && !utf8.Valid(out) {
+		out = validUTF8(out)
+	}
+	return out, true
 }
 
-// checkLiteral reports whether s (a string literal without its quotes) has
-// only valid escapes, no control characters and valid UTF-8.
-func checkLiteral(s []byte) bool {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
-			i += 8 // eight bytes that need no look
+// validUTF8 is b with each byte of invalid UTF-8 replaced by U+FFFD, as
+// encoding/json decodes a string, in new memory.
+func validUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/2)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:size]...)
 		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		switch {
-		case c < 0x20:
-			return false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		case c == '\\':
-			i++
-			if i >= len(s) {
-				return false
-			}
-			switch s[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+5 > len(s) || hex4(s[i+1:i+5]) < 0 {
-					return false
-				}
-				i += 4
-			default:
-				return false
-			}
-		}
+		b = b[size:]
 	}
-	return ascii || utf8.Valid(s)
+	return out
 }
 
 // plain8 reports whether the eight bytes in w are printable ASCII other
