@@ -1,6 +1,7 @@
 package ndjson
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"unicode/utf16"
@@ -70,44 +71,29 @@ func (s deferredString) fill() {
 // (what comes before it may have moved), so that encoding/json given q
 // refuses it as well.
 //
-// It reads q once, eight bytes at a time where none needs a look, and
-// moves each such word down at once when an escape has shortened the
-// text before it.
+// It finds each escape with IndexByte, checks the text between two
+// eight bytes at a time, and moves it down at once when an escape has
+// shortened the text before it.
 func UnquoteInPlace(q []byte) ([]byte, bool) {
 	s := q[1 : len(q)-1]
 	w, i := 0, 0 // where the next byte goes, and the next byte read
 	ascii := true
 	for i < len(s) {
-		if w == i {
-			for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(s[i:])) {
-				i += 8
-			}
-			w = i
-		} else {
-			for i+8 <= len(s) {
-				v := binary.LittleEndian.Uint64(s[i:])
-				if !plain8(v) {
-					break
-				}
-				binary.LittleEndian.PutUint64(s[w:], v) // s[w:w+8] ends before s[i+8:], still to read
-				i, w = i+8, w+8
-			}
+		j := bytes.IndexByte(s[i:], '\\')
+		if j < 0 {
+			j = len(s) - i
 		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < 0x20 {
+		plain, ok := checkText(s[i : i+j])
+		if !ok {
 			return nil, false
 		}
-		if c != '\\' {
-			if c >= utf8.RuneSelf {
-				ascii = false
-			}
-			s[w] = c
-			w++
-			i++
-			continue
+		ascii = ascii && plain
+		if w != i {
+			copy(s[w:], s[i:i+j])
+		}
+		w, i = w+j, i+j
+		if i == len(s) {
+			break
 		}
 		if i+1 >= len(s) {
 			return nil, false
@@ -159,6 +145,41 @@ func UnquoteInPlace(q []byte) ([]byte, bool) {
 		out = validUTF8(out)
 	}
 	return out, true
+}
+
+// checkText reports whether b, text without escapes, is all ASCII, and
+// whether it has no control character. Eight bytes are looked at at once:
+// a word with no byte below 0x20 or from 0x80 up needs no other look.
+func checkText(b []byte) (ascii, ok bool) {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	ascii = true
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (w-0x20*ones|w)&highs == 0 {
+			continue
+		}
+		for _, c := range b[i : i+8] {
+			if c < 0x20 {
+				return false, false
+			}
+			if c >= utf8.RuneSelf {
+				ascii = false
+			}
+		}
+	}
+	for _, c := range b[i:] {
+		if c < 0x20 {
+			return false, false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	return ascii, true
 }
 
 // validUTF8 is b with each byte of invalid UTF-8 replaced by U+FFFD, as
