@@ -276,7 +276,6 @@ const (
 )
 
 func (s *valueScan) feed(b []byte) int {
-	quote := -1 // the next quote in b, once looked for in a string
 	for i := 0; i < len(b); i++ {
 		ch := b[i]
 		switch {
@@ -286,27 +285,22 @@ func (s *valueScan) feed(b []byte) int {
 			}
 		case s.inString:
 			// Cross a long text with IndexByte, not byte by byte: find the
-			// string's next quote once, then each backslash before it.
+			// next quote, and count the backslashes just before it (from
+			// b[i], which no backslash escapes) to know whether it ends
+			// the string.
 			if s.escaped {
 				s.escaped = false
 				continue
 			}
-			if quote < i {
-				if quote = bytes.IndexByte(b[i:], '"'); quote >= 0 {
-					quote += i
-				} else {
-					quote = len(b)
-				}
-			}
-			if k := bytes.IndexByte(b[i:quote], '\\'); k >= 0 {
-				i += k
-				s.escaped = true
-				continue
-			}
-			if quote == len(b) {
+			q := bytes.IndexByte(b[i:], '"')
+			if q < 0 {
+				s.escaped = backslashesBefore(b, len(b), i)%2 == 1
 				return scanOpen // the string goes on past this piece
 			}
-			i = quote
+			i += q
+			if backslashesBefore(b, i, i-q)%2 == 1 {
+				continue // an escaped quote
+			}
 			s.inString = false
 		case ch == '"':
 			if !s.started {
@@ -332,6 +326,16 @@ func (s *valueScan) feed(b []byte) int {
 		return scanDone
 	}
 	return scanOpen
+}
+
+// backslashesBefore counts the backslashes just before b[end], back to
+// b[from] at most.
+func backslashesBefore(b []byte, end, from int) int {
+	n := 0
+	for j := end - 1; j >= from && b[j] == '\\'; j-- {
+		n++
+	}
+	return n
 }
 
 // Skip logs (rate-limited) a line that is skipped for reason.
