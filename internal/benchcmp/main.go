@@ -468,6 +468,7 @@ func measure(sc scenario, s sdk, exe string) (m measurement) {
 	}
 	chk := &checked{client: c}
 	var failed error
+	latencies.reset() // what a run that records none would report
 	cpuBefore := processCPU()
 	res := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
