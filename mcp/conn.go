@@ -198,6 +198,7 @@ type Connection struct {
 	life       context.Context // ends with the connection; server requests run under it
 	lifeCancel context.CancelFunc
 	handlers   sync.WaitGroup // server requests being served
+	probes     sync.WaitGroup // the handshake's requests that run on their own (async)
 
 	closing   atomic.Bool
 	readOver  chan struct{} // closed when the stream has ended and is closed
@@ -539,6 +540,7 @@ func (c *Connection) Close() error {
 		}
 		<-c.stream.r.Done()
 		<-c.done
+		c.probes.Wait()
 	})
 	return c.closeErr
 }

@@ -338,7 +338,9 @@ func (c *Connection) async(ctx context.Context, method string, params any) chan 
 		end(err)
 		return out
 	}
+	c.probes.Add(1) // only the handshake makes probes: before Close can wait
 	go func() {
+		defer c.probes.Done()
 		r, err := c.stream.await(ctx, pc)
 		switch {
 		case err != nil:

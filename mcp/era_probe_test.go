@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -164,5 +165,56 @@ func TestEraProbe(t *testing.T) {
 			assert.ErrorContains(t, err, "no answer to server/discover")
 			assert.Equal(t, 10*time.Second, time.Since(start))
 		})
+	})
+}
+
+// probeHolder is an Observer whose end of the server/discover probe waits
+// for release: the probe's goroutine is then still running.
+type probeHolder struct {
+	release chan struct{}
+	ended   atomic.Bool
+}
+
+func (p *probeHolder) StartOperation(ctx context.Context, op *mcp.Operation) (context.Context, map[string]string, func(mcp.Outcome)) {
+	if op.Method != "server/discover" {
+		return ctx, nil, func(mcp.Outcome) {}
+	}
+	return ctx, nil, func(mcp.Outcome) {
+		<-p.release
+		p.ended.Store(true)
+	}
+}
+
+func (p *probeHolder) StartHandler(ctx context.Context, _ *mcp.Operation, _ map[string]string) (context.Context, func(mcp.Outcome)) {
+	return ctx, func(mcp.Outcome) {}
+}
+
+func (p *probeHolder) StartSession(*mcp.Operation) func(error) { return func(error) {} }
+
+// The probe the handshake let go (a legacy server that ignores
+// server/discover) has ended, its end reported, when Close returns: no
+// goroutine of it outlives the Connection.
+func TestCloseWaitsForAProbeLetGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"server/discover": ignore}}
+		obs := &probeHolder{release: make(chan struct{})}
+		c, err := mcp.Connect(t.Context(), srv.Transport(), &mcp.Options{Logger: quiet, Observer: obs})
+		require.NoError(t, err)
+		require.Equal(t, "2025-11-25", c.InitializeResult().ProtocolVersion)
+		closed := make(chan struct{})
+		go func() {
+			c.Close()
+			close(closed)
+		}()
+		synctest.Wait()
+		select {
+		case <-closed:
+			close(obs.release)
+			t.Fatal("Close returned while the probe's goroutine still ran")
+		default:
+		}
+		close(obs.release)
+		<-closed
+		assert.True(t, obs.ended.Load())
 	})
 }
