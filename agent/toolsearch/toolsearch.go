@@ -160,7 +160,7 @@ type vocab struct {
 
 	// wordTerm is the term of each word in lower case that is not left
 	// out (several words may share a stem, and so a term); a word met in
-	// this build has one only once stemmed.
+	// this build has one only once stemmed (learnStems), -1 until then.
 	wordTerm []int32
 
 	// what weighAll reuses from one tool to the next
@@ -258,7 +258,7 @@ func (v *vocab) weighAll(tools []mcp.Tool) []*doc {
 	// then give all the docs of this build one array of each.
 	from, packed := 0, 0
 	for j, end := range ends {
-		n := v.byTerm(v.byWord[from:end], &lengths[j])
+		n := v.byTerm(v.byWord[from:end])
 		copy(v.byWord[packed:], v.byWord[from:from+n])
 		from, packed, ends[j] = end, packed+n, packed+n
 	}
@@ -336,15 +336,10 @@ func (v *vocab) take(into []termWeight) []termWeight {
 }
 
 // byTerm turns the words of a tool into their terms, in place (words of
-// one stem add up, and a word left out after all leaves length), and
-// gives how many there are.
-func (v *vocab) byTerm(words []termWeight, length *float64) int {
+// one stem add up), and gives how many there are.
+func (v *vocab) byTerm(words []termWeight) int {
 	for _, tw := range words {
 		term := v.wordTerm[tw.term]
-		if term < 0 {
-			*length -= float64(tw.tf)
-			continue
-		}
 		if v.tf[term] == 0 {
 			v.ordered = append(v.ordered, term)
 		}
@@ -443,9 +438,6 @@ func (v *vocab) learnStems() {
 	v.fresh = v.fresh[:0]
 	first := len(v.wordTerm) - len(stems)
 	for i, stem := range stems {
-		if stem == "" {
-			continue // left out after all (wordTerm holds -1)
-		}
 		term, ok := v.stemID[stem]
 		if !ok {
 			term = int32(len(v.terms))
@@ -633,7 +625,9 @@ func (st *stemmer) stem(lw string) string {
 			st.env.SetCurrent(lw)
 		}
 		english.Stem(st.env)
-		stem = st.env.Current()
+		if stem = st.env.Current(); stem == "" {
+			stem = lw // Snowball leaves a word of three letters or more at least a letter; should it not, the word stands for itself
+		}
 	}
 	return stem
 }
@@ -738,25 +732,6 @@ func classOf(r rune) uint8 {
 	return caseless
 }
 
-// arguments returns the argument names and descriptions of an input
-// schema, as text: the member names of every "properties" object of the
-// schema (nested ones too, within maxDepth) and the "description" of each
-// such argument, at most maxArgs, each followed by a space. It reads the
-// schema once, without decoding it into values; it stops at a syntax
-// error.
-func arguments(schema json.RawMessage) (names, descs string) {
-	var nb, db []byte
-	var scratch []byte
-	eachArgument(schema, &scratch, func(text string, desc bool) {
-		if desc {
-			db = append(append(db, text...), ' ')
-		} else {
-			nb = append(append(nb, text...), ' ')
-		}
-	})
-	return string(nb), string(db)
-}
-
 // eachArgument calls found with each argument name and description of
 // schema (desc tells which), as arguments finds them, in order met: text
 // is unescaped, and only valid during the call (it is schema's memory, or
@@ -827,35 +802,8 @@ func (w *argWalk) object(found func(text string, desc bool), depth int, props, a
 			return false
 		}
 		w.i = skipSpace(w.s, w.i+1)
-		if w.i >= len(w.s) {
+		if w.i >= len(w.s) || !w.value(found, depth, name == propertiesMember && !props, props, arg && name == descriptionMember) {
 			return false
-		}
-		switch w.s[w.i] {
-		case '{':
-			if depth >= maxOpen {
-				if !w.skip() {
-					return false
-				}
-			} else if !w.object(found, depth+1, name == propertiesMember && !props, props) {
-				return false
-			}
-		case '[':
-			if !w.nestedArray(found, depth) {
-				return false
-			}
-		case '"':
-			end := stringEnd(w.s, w.i)
-			if end < 0 {
-				return false
-			}
-			if arg && name == descriptionMember {
-				found(w.unquote(w.s[w.i:end+1]), true)
-			}
-			w.i = end + 1
-		default:
-			if !w.literal() {
-				return false
-			}
 		}
 		if !w.next('}') {
 			return false
@@ -875,32 +823,8 @@ func (w *argWalk) array(found func(text string, desc bool), depth int) bool {
 		return true
 	}
 	for {
-		if w.i >= len(w.s) {
+		if w.i >= len(w.s) || !w.value(found, depth, false, false, false) {
 			return false
-		}
-		switch w.s[w.i] {
-		case '{':
-			if depth >= maxOpen {
-				if !w.skip() {
-					return false
-				}
-			} else if !w.object(found, depth+1, false, false) {
-				return false
-			}
-		case '[':
-			if !w.nestedArray(found, depth) {
-				return false
-			}
-		case '"':
-			end := stringEnd(w.s, w.i)
-			if end < 0 {
-				return false
-			}
-			w.i = end + 1
-		default:
-			if !w.literal() {
-				return false
-			}
 		}
 		if !w.next(']') {
 			return false
@@ -911,13 +835,32 @@ func (w *argWalk) array(found func(text string, desc bool), depth int) bool {
 	}
 }
 
-// nestedArray walks the array at w.i, inside depth values, or steps over
-// it when they are as many as the walk goes into.
-func (w *argWalk) nestedArray(found func(text string, desc bool), depth int) bool {
-	if depth >= maxOpen {
-		return w.skip()
+// value walks the value at w.i, inside depth values: an object there
+// holds arguments when props, or is an argument's schema when arg; a
+// string is an argument's description when desc. An object or array
+// deeper than the walk goes is stepped over.
+func (w *argWalk) value(found func(text string, desc bool), depth int, props, arg, desc bool) bool {
+	switch w.s[w.i] {
+	case '{', '[':
+		switch {
+		case depth >= maxOpen:
+			return w.skip()
+		case w.s[w.i] == '{':
+			return w.object(found, depth+1, props, arg)
+		}
+		return w.array(found, depth+1)
+	case '"':
+		end := stringEnd(w.s, w.i)
+		if end < 0 {
+			return false
+		}
+		if desc {
+			found(w.unquote(w.s[w.i:end+1]), true)
+		}
+		w.i = end + 1
+		return true
 	}
-	return w.array(found, depth+1)
+	return w.literal()
 }
 
 // skip steps over the object or array at w.i.
