@@ -112,9 +112,9 @@ func BenchmarkCallToolParallel64(b *testing.B) {
 
 func BenchmarkLargeResult(b *testing.B) {
 	for _, size := range []struct {
-		name string
-		n    int
-	}{{"1MiB", 1 << 20}, {"16MiB", 16 << 20}} {
+		name, tool string
+		n          int
+	}{{"1MiB", "big", 1 << 20}, {"1MiB-plain", "plain", 1 << 20}, {"16MiB", "big", 16 << 20}} {
 		for _, bt := range benchTransports {
 			b.Run(size.name+"/"+bt.name, func(b *testing.B) {
 				c := benchConnect(b, bt.new())
@@ -123,7 +123,7 @@ func BenchmarkLargeResult(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(size.n))
 				for b.Loop() {
-					res, err := c.CallTool(ctx, "big", args)
+					res, err := c.CallTool(ctx, size.tool, args)
 					if err != nil || len(res.Content[0].Text) != size.n {
 						b.Fatal(err)
 					}

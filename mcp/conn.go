@@ -450,9 +450,12 @@ func (c *Connection) write(ctx context.Context, id uint64, method string, params
 	if err != nil {
 		return wrap(method, fmt.Errorf("encode params: %w", err))
 	}
-	if id != 0 {
+	switch {
+	case id != 0:
 		err = c.stream.writeRequest(ctx, b, h)
-	} else {
+	case ctx.Value(awaitedKey{}) != nil:
+		err = c.stream.writeAwaited(ctx, b, h)
+	default:
 		err = c.stream.writeLineWith(b, h)
 	}
 	if err != nil {
@@ -476,6 +479,12 @@ func (c *Connection) cancelled(ctx context.Context, id uint64, why error) {
 		c.logger.Debug("mcp: could not send notifications/cancelled", "id", id, "err", err)
 	}
 }
+
+// awaitedKey marks the ctx of a notification that is sent, where the
+// stream can, before Notify returns: the handshake's
+// notifications/initialized, which the requests after it would otherwise
+// wait for (see connStream.writeAwaited).
+type awaitedKey struct{}
 
 // probeKey marks the ctx of the era probe's requests, whose refusal is
 // expected (see Operation.Probe).

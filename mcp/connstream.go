@@ -57,6 +57,10 @@ type lineIO interface {
 // nothing, when the request must be written as any other message.
 type directPoster interface {
 	postRequest(ctx context.Context, b []byte, h http.Header, own func(ndjson.Top)) bool
+	// postNotification sends a notification and returns once the server
+	// has taken it, or ctx has ended; false, having sent nothing, when it
+	// must be written as any other message.
+	postNotification(ctx context.Context, b []byte) bool
 }
 
 // objectMessages reads a Stream that is no MessageReader through
@@ -216,6 +220,16 @@ func (c *Connection) failRequest(id []byte, err error) {
 // read and routed before writeRequest returns, unless ctx ends first.
 func (s *connStream) writeRequest(ctx context.Context, b []byte, h http.Header) error {
 	if s.poster != nil && s.poster.postRequest(ctx, b[:len(b)-1], h, s.own) {
+		return nil
+	}
+	return s.writeLineWith(b, h)
+}
+
+// writeAwaited writes an encoded notification (ending in a newline) and,
+// on a stream that answers the writer, returns once the server has taken
+// it, unless ctx ends first: the handshake's notifications/initialized.
+func (s *connStream) writeAwaited(ctx context.Context, b []byte, h http.Header) error {
+	if s.poster != nil && h == nil && s.poster.postNotification(ctx, b[:len(b)-1]) {
 		return nil
 	}
 	return s.writeLineWith(b, h)

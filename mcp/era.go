@@ -484,7 +484,7 @@ func (c *Connection) initialized(ctx context.Context, res *InitializeResult) err
 		return &VersionError{Version: res.ProtocolVersion}
 	}
 	c.setInit(*res)
-	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+	if err := c.Notify(context.WithValue(ctx, awaitedKey{}, true), "notifications/initialized", nil); err != nil {
 		return wrap("initialized", err)
 	}
 	return nil

@@ -80,6 +80,9 @@ func (s httpStream) setProtocolVersion(v string, modernEra bool)    { s.SetProto
 func (s httpStream) postRequest(ctx context.Context, b []byte, h http.Header, own func(ndjson.Top)) bool {
 	return s.PostRequest(ctx, b, h, own)
 }
+func (s httpStream) postNotification(ctx context.Context, b []byte) bool {
+	return s.PostNotification(ctx, b)
+}
 func (s httpStream) routeFailures(f func(id []byte, err error)) { s.RouteFailures(f) }
 func (s httpStream) useLogger(lg *slog.Logger)                  { s.UseLogger(lg) }
 func (s httpStream) sessionID() string                          { return s.SessionID() }

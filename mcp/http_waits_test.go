@@ -132,15 +132,27 @@ func TestHTTPFirstRequestWaitsForInitialized(t *testing.T) {
 		<-handling
 		assert.False(t, during.Load(), "the call reached the server while it was still handling notifications/initialized")
 	})
+	t.Run("which the handshake sends before Connect returns", func(t *testing.T) {
+		noLeaks(t)
+		var handled atomic.Bool
+		srv := scriptedServer(t, &scripted{initialized: func() { handled.Store(true) }})
+		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet}, nil)
+		assert.True(t, handled.Load(), "Connect returned before the server had handled notifications/initialized")
+		res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "x", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "ok", res.Text())
+	})
 	t.Run("at most a short while for a server that never answers it", func(t *testing.T) {
 		noLeaks(t)
 		release := make(chan struct{})
 		srv := scriptedServer(t, &scripted{initialized: func() { <-release }})
 		defer close(release) // before the server closes: its handler ends
+		start := time.Now()
 		c := httpConnect(t, &mcp.StreamableHTTPTransport{URL: srv.URL, Logger: quiet, CloseTimeout: 100 * time.Millisecond}, nil)
 		res, err := c.CallTool(ctxTimeout(t, 10*time.Second), "x", nil)
 		require.NoError(t, err, "the call waited for a notification that is never answered")
 		assert.Equal(t, "ok", res.Text())
+		assert.Less(t, time.Since(start), 5*time.Second, "the connect and the call waited past the notification's bound (2 s)")
 		require.NoError(t, c.Close())
 	})
 }

@@ -87,7 +87,12 @@ type Stream struct {
 	// by the requests (see httpConfig.newRequest).
 	sessionHeader, versionHeader, modernHeader []string
 
-	out        *inbox // messages waiting for the sender, in order
+	out *inbox // messages waiting for the sender, in order
+	// serial keeps the notifications and responses in the order written:
+	// the sender holds it while it POSTs one, and so does
+	// PostNotification. unsent counts those in out, not yet POSTed.
+	serial     sync.Mutex
+	unsent     atomic.Int64
 	senderOnce sync.Once
 	senderDone chan struct{} // closed when the sender has returned
 	closing    atomic.Bool   // Close has begun
@@ -247,14 +252,91 @@ func (s *Stream) WriteObject(obj any) error {
 		}
 	}
 	s.startSender()
-	return s.out.putBounded(b, MaxQueue)
+	if isRequest(top) {
+		return s.out.putBounded(b, MaxQueue)
+	}
+	s.unsent.Add(1)
+	err = s.out.putBounded(b, MaxQueue)
+	if err != nil {
+		s.unsent.Add(-1)
+	}
+	return err
+}
+
+// PostNotification sends notification b (no newline) in the caller's
+// goroutine and returns once the server has taken it, or ctx or the
+// stream has ended, or the notification's timeout has passed
+// (initializedWait for notifications/initialized; a failed POST is
+// logged, as for a queued notification): the handshake's
+// notifications/initialized, so that the requests after it need not wait
+// for the sender. It reports false,
+// having sent nothing, when b must take the queue instead: when b is no
+// notification, on the legacy transport, or while a notification or
+// response written before it waits to be sent.
+func (s *Stream) PostNotification(ctx context.Context, b []byte) bool {
+	top, ok := ndjson.ScanTop(b)
+	if !ok || top.ID != nil || top.Method == nil || s.life.Err() != nil {
+		return false
+	}
+	s.mu.Lock()
+	legacy := s.legacy != nil
+	s.mu.Unlock()
+	if legacy {
+		return false
+	}
+	s.serial.Lock()
+	defer s.serial.Unlock()
+	if s.unsent.Load() > 0 {
+		return false
+	}
+	timeout := s.notifyTimeout
+	if timeout <= 0 {
+		timeout = defaultNotifyTimeout
+	}
+	initialized := string(top.Method) == `"notifications/initialized"`
+	if initialized { // as long as requests would wait for it, no longer
+		timeout = min(timeout, initializedWait)
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	stop := context.AfterFunc(s.life, cancel)
+	defer func() {
+		stop()
+		cancel()
+	}()
+	if initialized {
+		s.mu.Lock()
+		if s.initialized == nil {
+			s.initialized = make(chan struct{})
+		}
+		s.mu.Unlock()
+	}
+	s.send(&exchange{ctx: pctx, b: bytes.Clone(b), top: top})
+	if initialized {
+		s.markInitialized()
+	}
+	return true
+}
+
+// markInitialized closes initialized, once the POST of
+// notifications/initialized is over.
+func (s *Stream) markInitialized() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initialized != nil {
+		select {
+		case <-s.initialized:
+		default:
+			close(s.initialized)
+		}
+	}
 }
 
 // PostRequest sends request b (no newline) in the caller's goroutine and
 // reads its answer there, handing the response, scanned, to own: no goroutine
 // stands between a call and its POST. h are the request's own headers. It
 // reports false, having sent nothing, when b must take the queue instead:
-// before the handshake is answered, or on the legacy transport.
+// a request other than initialize before the handshake is answered, or on
+// the legacy transport.
 //
 // ctx bounds the POST: when it ends, the POST ends and nothing is
 // delivered (the Connection then sends notifications/cancelled).
@@ -262,12 +344,16 @@ func (s *Stream) PostRequest(ctx context.Context, b []byte, h http.Header, own f
 	if s.life.Err() != nil {
 		return false
 	}
-	s.mu.Lock()
-	ready := s.legacy == nil && (s.version != "" || s.modern != "")
-	initialized := s.initialized
-	s.mu.Unlock()
 	top, ok := ndjson.ScanTop(b)
-	if !ready || !ok || !isRequest(top) || string(top.Method) == `"initialize"` {
+	initialize := ok && string(top.Method) == `"initialize"`
+	s.mu.Lock()
+	ready := s.legacy == nil && (s.version != "" || s.modern != "" || initialize)
+	initialized := s.initialized
+	if ready && initialize && isRequest(top) {
+		s.initBody, s.initID = bytes.Clone(b), string(top.ID)
+	}
+	s.mu.Unlock()
+	if !ready || !ok || !isRequest(top) {
 		return false
 	}
 	if initialized != nil {
@@ -348,17 +434,12 @@ func (s *Stream) startSender() {
 				}
 				top, _ := ndjson.ScanTop(b)
 				if !isRequest(top) {
+					s.serial.Lock()
 					s.send(&exchange{b: b, top: top})
+					s.unsent.Add(-1)
+					s.serial.Unlock()
 					if string(top.Method) == `"notifications/initialized"` {
-						s.mu.Lock()
-						if s.initialized != nil {
-							select {
-							case <-s.initialized:
-							default:
-								close(s.initialized)
-							}
-						}
-						s.mu.Unlock()
+						s.markInitialized()
 					}
 					continue
 				}
@@ -420,6 +501,10 @@ func (s *Stream) abandon(params []byte, now bool) {
 	}
 }
 
+// defaultNotifyTimeout bounds the POST of a notification or response when
+// Options.NotifyTimeout is zero.
+const defaultNotifyTimeout = 10 * time.Second
+
 // abandonDelay is how long an abandoned request's POST lives on, so that
 // notifications/cancelled reaches the server before the request ends.
 const abandonDelay = 100 * time.Millisecond
@@ -459,7 +544,7 @@ func (s *Stream) send(x *exchange) {
 		var cancel context.CancelFunc
 		timeout := s.notifyTimeout
 		if timeout <= 0 {
-			timeout = 10 * time.Second
+			timeout = defaultNotifyTimeout
 		}
 		ctx, cancel = context.WithTimeout(s.life, timeout)
 		defer cancel()
@@ -521,6 +606,7 @@ func (s *Stream) send(x *exchange) {
 func (s *Stream) reply(x *exchange, msg []byte, top ndjson.Top) {
 	if x.own != nil && x.n == 0 {
 		x.n++
+		s.answered(top)
 		x.own(top)
 		return
 	}
@@ -1042,23 +1128,32 @@ func (s *Stream) epoch() int {
 // initialize is held back until the GET stream is open (see openGet), so
 // that nothing the server sends once the client has it is missed.
 func (s *Stream) deliver(msg []byte) {
-	if top, ok := ndjson.ScanTop(msg); ok && top.IsResponse() && top.Result != nil {
-		s.mu.Lock()
-		initAnswer := s.version == "" && string(top.ID) == s.initID
-		if initAnswer {
-			var r struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			if json.Unmarshal(top.Result, &r) == nil {
-				s.version = r.ProtocolVersion
-			}
-		}
-		s.mu.Unlock()
-		if initAnswer {
-			s.openGet()
-		}
+	if top, ok := ndjson.ScanTop(msg); ok {
+		s.answered(top)
 	}
 	s.in.put(msg)
+}
+
+// answered notes what a message coming back tells the stream: the answer
+// to initialize gives the protocol version, and opens the GET stream.
+func (s *Stream) answered(top ndjson.Top) {
+	if !top.IsResponse() || top.Result == nil {
+		return
+	}
+	s.mu.Lock()
+	initAnswer := s.version == "" && string(top.ID) == s.initID
+	if initAnswer {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(top.Result, &r) == nil {
+			s.version = r.ProtocolVersion
+		}
+	}
+	s.mu.Unlock()
+	if initAnswer {
+		s.openGet()
+	}
 }
 
 // reinitialize starts a new session after the server forgot the old one
