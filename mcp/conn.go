@@ -342,9 +342,17 @@ func (c *Connection) call(ctx context.Context, method string, params, result any
 	return c.decode(method, raw, result)
 }
 
-// decode decodes a result into v (nil discards it).
+// decode decodes a result into v (nil discards it). Into a
+// *json.RawMessage it is only checked: raw is the call's own.
 func (c *Connection) decode(method string, raw []byte, v any) error {
 	if v == nil {
+		return nil
+	}
+	if rm, ok := v.(*json.RawMessage); ok {
+		if !json.Valid(raw) {
+			return wrap(method, &badResult{errors.New("the result is not valid JSON")})
+		}
+		*rm = raw
 		return nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"log/slog"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/ndjson"
 	"github.com/mcplug/mcplug/internal/paging"
 )
 
@@ -54,32 +57,81 @@ func listPage[T any](ctx context.Context, c pager, method, key string, params *l
 	if params != nil && (params.Cursor != "" || params.Meta != nil) {
 		p = params
 	}
-	var raw map[string]json.RawMessage
+	var raw json.RawMessage // valid JSON, the call's own (see Connection.decode)
 	if err := c.call(ctx, method, p, &raw); err != nil {
 		return nil, err
 	}
-	if raw == nil {
-		return nil, wrap(method, ErrBadResult)
+	// The members by name, the last of a name winning, as encoding/json
+	// would decode them into a map.
+	var items, next, ttl, scope []byte
+	if !ndjson.Members(raw, func(k, v []byte) bool {
+		switch string(memberName(k)) {
+		case key:
+			items = v
+		case "nextCursor":
+			next = v
+		case "ttlMs":
+			ttl = v
+		case "cacheScope":
+			scope = v
+		}
+		return true
+	}) {
+		return nil, wrap(method, ErrBadResult) // null, or not an object
 	}
 	out := &page[T]{}
-	if items, ok := raw[key]; ok {
-		if err := json.Unmarshal(items, &out.Items); err != nil {
+	if items != nil {
+		if err := decodeItems(items, &out.Items); err != nil {
 			return nil, wrap(method, &badResult{err})
 		}
 	}
-	if next, ok := raw["nextCursor"]; ok {
+	if next != nil {
 		json.Unmarshal(next, &out.NextCursor)
 	}
-	if ttl, ok := raw["ttlMs"]; ok {
+	if ttl != nil {
 		var n int64
 		if json.Unmarshal(ttl, &n) == nil {
 			out.TTLMs = &n
 		}
 	}
-	if scope, ok := raw["cacheScope"]; ok {
+	if scope != nil {
 		json.Unmarshal(scope, &out.CacheScope)
 	}
 	return out, nil
+}
+
+// decodeItems decodes a page's items, a JSON array. Raw items (the tools,
+// which are checked one by one) are the array's elements as they stand,
+// with no second decode.
+func decodeItems[T any](items []byte, dst *[]T) error {
+	raw, ok := any(dst).(*[]json.RawMessage)
+	if !ok {
+		return json.Unmarshal(items, dst)
+	}
+	if string(items) == "null" {
+		return nil
+	}
+	n := 0
+	if !ndjson.Elements(items, func([]byte) bool { n++; return true }) {
+		return errors.New("the items are not an array")
+	}
+	*raw = make([]json.RawMessage, 0, n)
+	ndjson.Elements(items, func(v []byte) bool {
+		*raw = append(*raw, v)
+		return true
+	})
+	return nil
+}
+
+// memberName is the name of a member whose key, between its quotes, is
+// k: k itself unless it has escapes.
+func memberName(k []byte) []byte {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return k
+	}
+	var name string
+	json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &name)
+	return []byte(name)
 }
 
 // seq yields every item of every page of method (see internal/paging).
