@@ -125,6 +125,22 @@ type exchange struct {
 	// the first message back; everything else goes to ReadObject, in order.
 	own func(ndjson.Top)
 	n   int // messages delivered so far
+	// body is the SSE stream of the answer, as it is read.
+	body endWatch
+}
+
+// endWatch is a body that notes when a read meets its end.
+type endWatch struct {
+	io.Reader
+	ended bool
+}
+
+func (w *endWatch) Read(p []byte) (int, error) {
+	n, err := w.Reader.Read(p)
+	if err == io.EOF {
+		w.ended = true
+	}
+	return n, err
 }
 
 // Memory is what was learnt of a server across connections: its era (so
@@ -763,7 +779,11 @@ func (s *Stream) receive(ctx context.Context, resp *http.Response, x *exchange, 
 			s.answer(b, x, fail)
 		}
 	case ct == "text/event-stream":
-		done, last, retry, err := s.readEvents(resp.Body, x)
+		x.body = endWatch{Reader: resp.Body}
+		done, last, retry, err := s.readEvents(&x.body, x)
+		if done && x.body.ended {
+			return // the stream ended with the response, in the same read
+		}
 		if done {
 			// What follows the response is read apart: the caller has its
 			// answer now, not after the stream's end. It waits drainGrace
