@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcplug/mcplug/internal/ndjson"
 )
@@ -95,12 +96,114 @@ func decodeContent(obj []byte, c *Content, d *ndjson.DeferredStrings) bool {
 	})
 }
 
+// decodeTool decodes one tool of a tools/list page into t, as encoding/json
+// would. raw is consumed: strings are unescaped in place in it (and point
+// into it), the schemas and other raw members are its spans; icons go to
+// encoding/json. raw must be valid JSON (a page is checked whole before
+// its tools are decoded). A key this decoder does not know
+// as encoding/json would (one that differs from a known key only by
+// case, or has escapes) sends the whole tool to encoding/json.
+func decodeTool(raw []byte, t *Tool) error {
+	var d ndjson.DeferredStrings
+	ok := ndjson.Members(raw, func(key, v []byte) bool {
+		switch string(key) {
+		case "name":
+			return d.Add(v, &t.Name)
+		case "title":
+			return d.Add(v, &t.Title)
+		case "description":
+			return d.Add(v, &t.Description)
+		case "inputSchema":
+			t.InputSchema = v
+		case "outputSchema":
+			t.OutputSchema = v
+		case "execution":
+			t.Execution = v
+		case "_meta":
+			t.Meta = v
+		case "annotations":
+			return decodeAnnotations(v, &t.Annotations, &d)
+		case "icons":
+			return json.Unmarshal(v, &t.Icons) == nil
+		default:
+			return !foldsTo(key, toolKeys)
+		}
+		return true
+	})
+	if !ok {
+		*t = Tool{}
+		return json.Unmarshal(raw, t)
+	}
+	d.Fill()
+	return nil
+}
+
+// decodeAnnotations decodes a tool's annotations into *dst as
+// encoding/json and ToolAnnotations.UnmarshalJSON would: null clears them,
+// an object is decoded into the annotations already there (a key given
+// twice), members it does not know go to Extra.
+func decodeAnnotations(v []byte, dst **ToolAnnotations, d *ndjson.DeferredStrings) bool {
+	if string(v) == "null" {
+		*dst = nil
+		return true
+	}
+	a := *dst
+	if a == nil {
+		a = new(ToolAnnotations)
+	}
+	var extra map[string]json.RawMessage
+	ok := ndjson.Members(v, func(key, v []byte) bool {
+		switch string(key) {
+		case "title":
+			return d.Add(v, &a.Title)
+		case "readOnlyHint":
+			return hintField(v, &a.ReadOnlyHint)
+		case "destructiveHint":
+			return hintField(v, &a.DestructiveHint)
+		case "idempotentHint":
+			return hintField(v, &a.IdempotentHint)
+		case "openWorldHint":
+			return hintField(v, &a.OpenWorldHint)
+		}
+		if foldsTo(key, annotationKeys) || !utf8.Valid(key) { // encoding/json would change the key
+			return false
+		}
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra[string(key)] = v
+		return true
+	})
+	if !ok {
+		return false
+	}
+	a.Extra = extra
+	*dst = a
+	return true
+}
+
+// hintField decodes a boolean hint: null clears it.
+func hintField(v []byte, dst **bool) bool {
+	switch string(v) {
+	case "true", "false":
+		b := v[0] == 't'
+		*dst = &b
+	case "null":
+		*dst = nil
+	default:
+		return false
+	}
+	return true
+}
+
 // The keys the types know, from their JSON tags: a field added to a type
 // and not to the switches above is decoded by encoding/json, never
 // dropped.
 var (
-	resultKeys  = jsonKeys(reflect.TypeFor[CallToolResult]())
-	contentKeys = jsonKeys(reflect.TypeFor[Content]())
+	resultKeys     = jsonKeys(reflect.TypeFor[CallToolResult]())
+	contentKeys    = jsonKeys(reflect.TypeFor[Content]())
+	toolKeys       = jsonKeys(reflect.TypeFor[Tool]())
+	annotationKeys = jsonKeys(reflect.TypeFor[ToolAnnotations]())
 )
 
 // jsonKeys returns the member names encoding/json gives the fields of the
@@ -123,8 +226,13 @@ func jsonKeys(t reflect.Type) []string {
 	return keys
 }
 
-// foldsTo reports whether key matches one of keys but for case.
+// foldsTo reports whether key may name one of keys to encoding/json,
+// which this decoder leaves to it: key matches one but for case, or has
+// escapes (which encoding/json reads before it matches).
 func foldsTo(key []byte, keys []string) bool {
+	if bytes.IndexByte(key, '\\') >= 0 {
+		return true
+	}
 	for _, k := range keys {
 		if bytes.EqualFold(key, []byte(k)) {
 			return true

@@ -44,6 +44,8 @@ func TestDecodeCallToolResult(t *testing.T) {
 		`{}`,
 		`{"content":[{"type":"text","text":"bad utf8 ` + "\xff\xfe" + ` here"}]}`,
 		`{"content":[{"type":"text","text":null}]}`,
+		`{"content":[{"type":"text","t\u0065xt":"an escaped key"}],"\u0069sError":true}`,
+		`{"content":[{"type":"text","TEXT":"a key of another case"}]}`,
 	} {
 		t.Run(raw, func(t *testing.T) { checkSameAsEncodingJSON(t, []byte(raw)) })
 	}

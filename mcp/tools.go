@@ -76,9 +76,13 @@ func (c *Connection) AllTools(ctx context.Context) iter.Seq2[Tool, error] {
 	}
 }
 
+// checkTool decodes a tool of a page (raw is part of the page, valid
+// JSON) and checks it. The tool is decoded from a copy of its own, which
+// its fields point into: a tool kept must not keep its whole page (a
+// large cursor, the other tools).
 func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 	var t Tool
-	if err := json.Unmarshal(raw, &t); err != nil {
+	if err := decodeTool(bytes.Clone(raw), &t); err != nil {
 		c.logger.Warn("mcp: dropped a tool that does not decode", "err", err, "tool", preview(raw))
 		return t, false
 	}
