@@ -100,9 +100,9 @@ func decodeContent(obj []byte, c *Content, d *ndjson.DeferredStrings) bool {
 // would. raw is consumed: strings are unescaped in place in it (and point
 // into it), the schemas and other raw members are its spans; icons go to
 // encoding/json. raw must be valid JSON (a page is checked whole before
-// its tools are decoded). A key this decoder does not know
-// as encoding/json would (one that differs from a known key only by
-// case, or has escapes) sends the whole tool to encoding/json.
+// its tools are decoded). A key that may name a field to encoding/json
+// but not to this decoder (see foldsTo) sends the whole tool to
+// encoding/json.
 func decodeTool(raw []byte, t *Tool) error {
 	var d ndjson.DeferredStrings
 	ok := ndjson.Members(raw, func(key, v []byte) bool {

@@ -111,15 +111,14 @@ func decodeItems[T any](items []byte, dst *[]T) error {
 	if string(items) == "null" {
 		return nil
 	}
-	n := 0
-	if !ndjson.Elements(items, func([]byte) bool { n++; return true }) {
+	var elems []json.RawMessage
+	if !ndjson.Elements(items, func(v []byte) bool {
+		elems = append(elems, v)
+		return true
+	}) {
 		return errors.New("the items are not an array")
 	}
-	*raw = make([]json.RawMessage, 0, n)
-	ndjson.Elements(items, func(v []byte) bool {
-		*raw = append(*raw, v)
-		return true
-	})
+	*raw = elems
 	return nil
 }
 
