@@ -71,23 +71,25 @@ func (s deferredString) fill() {
 // (what comes before it may have moved), so that encoding/json given q
 // refuses it as well.
 //
-// It finds each escape with IndexByte, checks the text between two
-// eight bytes at a time, and moves it down at once when an escape has
-// shortened the text before it.
+// It checks the literal for control characters and non-ASCII bytes
+// first, 32 bytes at a time; then finds each escape with IndexByte and
+// moves the text between two down at once when an escape has shortened
+// the text before it.
 func UnquoteInPlace(q []byte) ([]byte, bool) {
 	s := q[1 : len(q)-1]
+	// The whole literal is checked at once, escapes included (they are
+	// ASCII and no control): a long look costs less than one per stretch
+	// between escapes, which are short in text full of newlines.
+	ascii, ok := checkText(s)
+	if !ok {
+		return nil, false
+	}
 	w, i := 0, 0 // where the next byte goes, and the next byte read
-	ascii := true
 	for i < len(s) {
 		j := bytes.IndexByte(s[i:], '\\')
 		if j < 0 {
 			j = len(s) - i
 		}
-		plain, ok := checkText(s[i : i+j])
-		if !ok {
-			return nil, false
-		}
-		ascii = ascii && plain
 		if w != i {
 			copy(s[w:], s[i:i+j])
 		}
@@ -147,31 +149,42 @@ func UnquoteInPlace(q []byte) ([]byte, bool) {
 	return out, true
 }
 
-// checkText reports whether b, text without escapes, is all ASCII, and
-// whether it has no control character. Eight bytes are looked at at once:
-// a word with no byte below 0x20 or from 0x80 up needs no other look.
+// checkText reports whether b is all ASCII, and whether it has no
+// control character. It looks at four words at a time and never at a
+// byte alone but for the last few: a word has a byte below 0x20 exactly
+// when (w - 0x20…20) &^ w has a high bit set (a borrow may mark the wrong
+// byte, never a word without one), and a byte from 0x80 up when w has.
 func checkText(b []byte) (ascii, ok bool) {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	ascii = true
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if (w-0x20*ones|w)&highs == 0 {
-			continue
-		}
-		for _, c := range b[i : i+8] {
-			if c < 0x20 {
-				return false, false
-			}
-			if c >= utf8.RuneSelf {
-				ascii = false
-			}
-		}
+	var low, high uint64 // the words' marks, gathered
+	for ; len(b) >= 32; b = b[32:] {
+		w0 := binary.LittleEndian.Uint64(b[0:8])
+		w1 := binary.LittleEndian.Uint64(b[8:16])
+		w2 := binary.LittleEndian.Uint64(b[16:24])
+		w3 := binary.LittleEndian.Uint64(b[24:32])
+		low |= (w0-0x20*ones)&^w0 | (w1-0x20*ones)&^w1 | (w2-0x20*ones)&^w2 | (w3-0x20*ones)&^w3
+		high |= w0 | w1 | w2 | w3
 	}
-	for _, c := range b[i:] {
+	for ; len(b) >= 8; b = b[8:] {
+		w := binary.LittleEndian.Uint64(b[0:8])
+		low |= (w - 0x20*ones) &^ w
+		high |= w
+	}
+	if low&highs != 0 {
+		return false, false
+	}
+	plain, ok := checkBytes(b)
+	return plain && high&highs == 0, ok
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// checkBytes is checkText a byte at a time.
+func checkBytes(b []byte) (ascii, ok bool) {
+	ascii = true
+	for _, c := range b {
 		if c < 0x20 {
 			return false, false
 		}

@@ -106,8 +106,6 @@ func TestDeferredStringsFillOnlyWhenAsked(t *testing.T) {
 	assert.Equal(t, []string{"café", "tab\there", "", "a", "b", "c", "d", "e", "f", "g", "h", "last\n"}, dst, "escapes decoded in place, null leaving its field")
 }
 
-// BenchmarkUnquoteInPlace decodes 1 MiB of text as a server writes it:
-// a newline (an escape) every 64 bytes, and none.
 // Any literal means to UnquoteInPlace what it means to encoding/json: the
 // same text, or a refusal from both.
 func FuzzUnquoteInPlace(f *testing.F) {
@@ -130,6 +128,9 @@ func FuzzUnquoteInPlace(f *testing.F) {
 	})
 }
 
+// BenchmarkUnquoteInPlace decodes 1 MiB of text as a server writes it:
+// a newline (an escape) every 64 bytes, none, and text that is not all
+// ASCII.
 func BenchmarkUnquoteInPlace(b *testing.B) {
 	for _, tc := range []struct {
 		name string
@@ -137,6 +138,7 @@ func BenchmarkUnquoteInPlace(b *testing.B) {
 	}{
 		{"escapes", strings.Repeat(strings.Repeat("x", 63)+"\n", 1<<14)},
 		{"plain", strings.Repeat("x", 1<<20)},
+		{"utf8", strings.Repeat(strings.Repeat("x", 56)+"café\n", 1<<14)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			lit, err := json.Marshal(tc.text)
@@ -151,5 +153,27 @@ func BenchmarkUnquoteInPlace(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The word-at-a-time check of text agrees with the byte-at-a-time one,
+// whatever byte stands wherever in a text of any length up to 80 bytes.
+func TestCheckTextAgreesWithABytewiseLook(t *testing.T) {
+	for n := 0; n <= 80; n++ {
+		for pos := 0; pos < n; pos++ {
+			for _, c := range []byte{0x00, 0x01, 0x1f, 0x20, 0x21, 0x5c, 0x7f, 0x80, 0xc3, 0xff} {
+				b := bytes.Repeat([]byte{'x'}, n)
+				b[pos] = c
+				if pos > 0 {
+					b[pos-1] = 0x20 // the lowest byte that is not a control: a borrow from c must not mark it
+				}
+				wantASCII, wantOK := checkBytes(b)
+				ascii, ok := checkText(b)
+				require.Equal(t, wantOK, ok, "%d bytes, %#x at %d: control", n, c, pos)
+				if ok {
+					require.Equal(t, wantASCII, ascii, "%d bytes, %#x at %d: ASCII", n, c, pos)
+				}
+			}
+		}
 	}
 }
