@@ -177,3 +177,27 @@ func TestCheckTextAgreesWithABytewiseLook(t *testing.T) {
 		}
 	}
 }
+
+// Escapes at every spacing, of every length, decode as encoding/json
+// decodes them, however the text between falls on words as it moves down.
+func TestUnquoteInPlaceMovesTextBetweenEscapesOfAnySpacing(t *testing.T) {
+	escapes := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, `\/`}
+	for gap := 0; gap <= 200; gap++ {
+		for _, esc := range escapes {
+			var lit strings.Builder
+			lit.WriteByte('"')
+			for i := 0; lit.Len() < 600; i++ {
+				lit.WriteString(strings.Repeat(string(rune('a'+i%26)), gap))
+				lit.WriteString(esc)
+				lit.WriteString(escapes[i%len(escapes)]) // a second, different escape right after
+			}
+			lit.WriteString("tail")
+			lit.WriteByte('"')
+			var want string
+			require.NoError(t, json.Unmarshal([]byte(lit.String()), &want))
+			got, ok := UnquoteInPlace([]byte(lit.String()))
+			require.True(t, ok, "gap %d, %s", gap, esc)
+			require.Equal(t, want, string(got), "gap %d, %s", gap, esc)
+		}
+	}
+}
