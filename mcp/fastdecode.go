@@ -19,7 +19,8 @@ import (
 func decodeCallToolResult(raw []byte) (*CallToolResult, error) {
 	res := &CallToolResult{}
 	var d ndjson.DeferredStrings // on the stack: most results have a few strings
-	ok := ndjson.Members(raw, func(key, v []byte) bool {
+	var w ndjson.Walk            // a long text is crossed once, not for each level it is in
+	ok := w.Members(raw, func(key, v []byte) bool {
 		switch string(key) {
 		case "content":
 			if string(v) == "null" {
@@ -28,14 +29,14 @@ func decodeCallToolResult(raw []byte) (*CallToolResult, error) {
 			}
 			// Size the slice first: deferred strings point into its elements.
 			n := 0
-			if !ndjson.Elements(v, func([]byte) bool { n++; return true }) {
+			if !w.Elements(v, func([]byte) bool { n++; return true }) {
 				return false
 			}
 			res.Content = make([]Content, n)
 			i := 0
-			return ndjson.Elements(v, func(item []byte) bool {
+			return w.Elements(v, func(item []byte) bool {
 				i++
-				return decodeContent(item, &res.Content[i-1], &d)
+				return decodeContent(item, &res.Content[i-1], &d, &w)
 			})
 		case "structuredContent":
 			return rawField(v, &res.StructuredContent)
@@ -59,8 +60,8 @@ func decodeCallToolResult(raw []byte) (*CallToolResult, error) {
 
 // decodeContent decodes one content block; strings are deferred, so that
 // nothing is unescaped unless the whole result walks cleanly.
-func decodeContent(obj []byte, c *Content, d *ndjson.DeferredStrings) bool {
-	return ndjson.Members(obj, func(key, v []byte) bool {
+func decodeContent(obj []byte, c *Content, d *ndjson.DeferredStrings, w *ndjson.Walk) bool {
+	return w.Members(obj, func(key, v []byte) bool {
 		switch string(key) {
 		case "type":
 			return d.Add(v, &c.Type)

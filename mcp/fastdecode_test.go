@@ -65,6 +65,8 @@ func TestDecodeCallToolResult(t *testing.T) {
 func FuzzDecodeCallToolResult(f *testing.F) {
 	f.Add([]byte(`{"content":[{"type":"text","text":"a\nb\u00e9"}],"structuredContent":{"x":1},"isError":true}`))
 	f.Add([]byte(`{"content":[{"type":"image","data":"x","mimeType":"y","size":3}]}`))
+	long := strings.Repeat(`line\n`, 60) // past the length a walk remembers a string from
+	f.Add([]byte(`{"content":[{"type":"text","text":"` + long + `\""},{"type":"text","text":"` + long + `"}],"_meta":{"m":"` + long + `"}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) { checkSameAsEncodingJSON(t, raw) })
 }
 
@@ -76,6 +78,23 @@ func BenchmarkDecodeSmallResult(b *testing.B) {
 	for b.Loop() {
 		copy(buf, src)
 		if _, err := decodeCallToolResult(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A result of 1 MiB of text with a newline every 64 bytes, decoded from a
+// fresh copy each time (the copy is the same for any decoder).
+func BenchmarkDecodeLargeResult(b *testing.B) {
+	text, err := json.Marshal(strings.Repeat(strings.Repeat("x", 63)+"\n", 1<<14))
+	require.NoError(b, err)
+	src := []byte(`{"content":[{"type":"text","text":` + string(text) + `}]}`)
+	buf := make([]byte, len(src))
+	b.SetBytes(1 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(buf, src)
+		if res, err := decodeCallToolResult(buf); err != nil || len(res.Content[0].Text) != 1<<20 {
 			b.Fatal(err)
 		}
 	}

@@ -48,7 +48,7 @@ func ScanTop(line []byte) (Top, bool) {
 			return t, false
 		}
 		i = skipSpace(line, i+1)
-		vend := valueEnd(line, i)
+		vend := valueEnd(line, i, nil)
 		if vend < 0 {
 			return t, false
 		}
@@ -74,13 +74,13 @@ var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true
 
 // valueEnd returns the index just past the JSON value starting at b[i], or
 // -1 when it is cut off or not nested properly.
-func valueEnd(b []byte, i int) int {
+func valueEnd(b []byte, i int, w *Walk) int {
 	if i >= len(b) {
 		return -1
 	}
 	switch b[i] {
 	case '"':
-		e := stringEnd(b, i)
+		e := w.stringEnd(b, i)
 		if e < 0 {
 			return -1
 		}
@@ -98,7 +98,7 @@ func valueEnd(b []byte, i int) int {
 			}
 			switch c := b[j]; c {
 			case '"':
-				e := stringEnd(b, j)
+				e := w.stringEnd(b, j)
 				if e < 0 {
 					return -1
 				}
@@ -141,6 +141,11 @@ func valueEnd(b []byte, i int) int {
 // reports false when obj is not a well-nested object (or fn returned
 // false). Values are not validated.
 func Members(obj []byte, fn func(key, value []byte) bool) bool {
+	return (*Walk)(nil).Members(obj, fn)
+}
+
+// Members is the package's Members, remembering long strings in w.
+func (w *Walk) Members(obj []byte, fn func(key, value []byte) bool) bool {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
@@ -161,7 +166,7 @@ func Members(obj []byte, fn func(key, value []byte) bool) bool {
 		default:
 			return false
 		}
-		end := stringEnd(obj, i)
+		end := stringEnd(obj, i) // a key: short
 		if end < 0 {
 			return false
 		}
@@ -171,7 +176,7 @@ func Members(obj []byte, fn func(key, value []byte) bool) bool {
 			return false
 		}
 		i = skipSpace(obj, i+1)
-		vend := valueEnd(obj, i)
+		vend := valueEnd(obj, i, w)
 		if vend < 0 || !fn(key, obj[i:vend]) {
 			return false
 		}
@@ -182,6 +187,11 @@ func Members(obj []byte, fn func(key, value []byte) bool) bool {
 // Elements calls fn with each element of the JSON array arr. It reports
 // false when arr is not a well-nested array (or fn returned false).
 func Elements(arr []byte, fn func(value []byte) bool) bool {
+	return (*Walk)(nil).Elements(arr, fn)
+}
+
+// Elements is the package's Elements, remembering long strings in w.
+func (w *Walk) Elements(arr []byte, fn func(value []byte) bool) bool {
 	i := skipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return false
@@ -199,10 +209,42 @@ func Elements(arr []byte, fn func(value []byte) bool) bool {
 			i++
 			continue
 		}
-		vend := valueEnd(arr, i)
+		vend := valueEnd(arr, i, w)
 		if vend < 0 || !fn(arr[i:vend]) {
 			return false
 		}
 		i = vend
 	}
+}
+
+// A Walk is Members and Elements remembering where the last long string
+// they crossed ends, so that a walk into a value whose end was found
+// already does not cross its text again: a tool result's text is crossed
+// to find the end of the content array, then of its block, then of
+// itself. The memory walked must not change while a Walk is used on it
+// (a walk that defers its strings, as DeferredStrings do, may unescape
+// them once it is done). The zero Walk is ready; a nil *Walk remembers
+// nothing. A Walk is for one goroutine.
+type Walk struct {
+	quote *byte // the opening quote of the string remembered
+	n     int   // how far after it the closing quote is
+}
+
+// longString is the shortest string a Walk remembers: below it, crossing
+// again costs less than remembering.
+const longString = 256
+
+// stringEnd is the package's stringEnd, remembering a long string in w.
+func (w *Walk) stringEnd(b []byte, start int) int {
+	if w == nil {
+		return stringEnd(b, start)
+	}
+	if w.quote == &b[start] && start+w.n < len(b) {
+		return start + w.n
+	}
+	e := stringEnd(b, start)
+	if e-start >= longString {
+		w.quote, w.n = &b[start], e-start
+	}
+	return e
 }
