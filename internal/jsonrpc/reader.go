@@ -33,6 +33,7 @@ import (
 // reader.
 type Reader struct {
 	lines    Lines    // the stream's lines, when it has them
+	tops     TopLines // lines, when they scan the top level of each
 	msgs     Messages // else its messages
 	lead     bool     // calls may read: lines whose reads can be interrupted
 	conn     Conn
@@ -65,6 +66,12 @@ type Lines interface {
 	// Detach hands the last line read over to the caller when it is a
 	// large one, so it need not be copied (see ndjson.Codec.Detach).
 	Detach() bool
+}
+
+// TopLines is Lines that scan the top level of the lines they return
+// (ndjson.Codec.LastTop), so that the reader does not scan them again.
+type TopLines interface {
+	LastTop() (ndjson.Top, bool)
 }
 
 // Messages is a stream of whole messages, each in a slice of its own.
@@ -120,6 +127,7 @@ func NewReader(lines Lines, msgs Messages, conn Conn) *Reader {
 // as NewReader returns it.
 func (r *Reader) Init(lines Lines, msgs Messages, conn Conn) {
 	r.lines, r.msgs, r.conn = lines, msgs, conn
+	r.tops, _ = lines.(TopLines)
 	r.readDone = make(chan struct{})
 	r.wake = make(chan struct{}, 1)
 	r.idle = idleRead
@@ -227,7 +235,7 @@ func (r *Reader) read() ([]byte, error) {
 // dispatch serves a line the reader id has read: a response goes to its
 // call, anything else to Conn.Serve.
 func (r *Reader) dispatch(line []byte, id readerID) {
-	top, ok := ndjson.ScanTop(line)
+	top, ok := r.top(line)
 	if ok && top.IsResponse() {
 		waiting := r.conn.Route(top, r.owned())
 		if id == background && r.lead && waiting == 0 {
@@ -244,6 +252,16 @@ func (r *Reader) dispatch(line []byte, id readerID) {
 		top = ndjson.Top{}
 	}
 	r.conn.Serve(line, top, r.owned())
+}
+
+// top is the top level of line, the line just read.
+func (r *Reader) top(line []byte) (ndjson.Top, bool) {
+	if r.tops != nil {
+		if top, ok := r.tops.LastTop(); ok {
+			return top, true
+		}
+	}
+	return ndjson.ScanTop(line)
 }
 
 // owned reports whether the line just read outlives the next read.

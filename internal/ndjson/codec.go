@@ -66,6 +66,8 @@ type Codec struct {
 	limiter  limiter
 	multi    *multiline // a message being gathered over several lines
 	batch    [][]byte   // the elements of a batch not yet returned
+	top      Top        // the top level of the line last returned, when topOK
+	topOK    bool
 }
 
 // WriteObject implements jsonrpc2.ObjectCodec: one JSON value, one '\n'.
@@ -126,6 +128,7 @@ func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
 // allowed) is returned one element at a time. The slice is valid until the
 // next call. It returns only the reader's errors.
 func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
+	c.top, c.topOK = Top{}, false // nor does the Codec keep a line handed over
 	for {
 		if len(c.batch) > 0 {
 			msg := c.batch[0]
@@ -161,6 +164,14 @@ func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
 			c.skip("not a JSON object", int64(len(line)), line)
 			continue
 		}
+		if line[len(line)-1] == '}' {
+			// A whole object, as nearly every line is: its top level is
+			// scanned here once, for the caller too (LastTop).
+			if top, end, ok := scanTop(line); ok && end == len(line) {
+				c.top, c.topOK = top, true
+				return line, nil
+			}
+		}
 		if last := line[len(line)-1]; last != '}' && last != ']' || !complete(line) {
 			if ok := c.startGather(line); ok {
 				continue
@@ -175,6 +186,12 @@ func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
 		return line, nil
 	}
 }
+
+// LastTop is the top level of the line ReadLine returned last (see
+// ScanTop), when ReadLine scanned it (a whole object, or one gathered from
+// several lines): false for a batch's element, which the caller scans
+// itself. Its spans are valid as long as that line.
+func (c *Codec) LastTop() (Top, bool) { return c.top, c.topOK }
 
 // startGather begins gathering a message spread over several lines with
 // its first line, when that line is the start of a JSON value.

@@ -409,3 +409,42 @@ func TestDetach(t *testing.T) {
 	assert.False(t, c.Detach(), "a small line stays the codec's")
 	assert.Equal(t, small, string(last))
 }
+
+// The top level a Codec hands on with a line is the one ScanTop finds in
+// that line: scanned for each whole object (gathered ones too), and never
+// one left from an earlier line (a batch's elements the caller scans).
+func TestLastTopIsTheScanOfTheLineReturned(t *testing.T) {
+	long := strings.Repeat(`x\n`, 40000) // past the reader's buffer: the line is gathered from pieces
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`  {"jsonrpc":"2.0","method":"notifications/message","params":{"a":"}"}}  `,
+		`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m"}}]`,
+		`{"jsonrpc":"2.0",`,
+		`  "id":4,"result":{"x":[1,2]}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{"text":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{}} {"trailing":1}`,
+		`{"jsonrpc":"2.0","id":7,"result":{}}`,
+	}, "\n") + "\n"
+	var c Codec
+	r := bufio.NewReader(strings.NewReader(input))
+	type seen struct {
+		id      string
+		scanned bool
+	}
+	var got []seen
+	for {
+		line, err := c.ReadLine(r)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		want, ok := ScanTop(line)
+		require.True(t, ok, "%s", line)
+		top, scanned := c.LastTop()
+		if scanned {
+			assert.Equal(t, want, top, "the top level of %s", line)
+		}
+		got = append(got, seen{string(want.ID), scanned})
+	}
+	assert.Equal(t, []seen{{"1", true}, {"", true}, {"2", false}, {"3", false}, {"4", true}, {"5", true}, {"7", true}}, got)
+}

@@ -93,6 +93,10 @@ func (s *Stream) ReadLine() ([]byte, error) {
 	return line, s.readErr(err)
 }
 
+// LastTop is the top level of the last line read, when it was scanned (see
+// Codec.LastTop).
+func (s *Stream) LastTop() (Top, bool) { return s.codec.LastTop() }
+
 // Detach hands the last line read over to the caller (see Codec.Detach).
 func (s *Stream) Detach() bool { return s.codec.Detach() }
 

@@ -17,40 +17,46 @@ func (t *Top) IsResponse() bool {
 // reports false when line is not a well-nested object; the values found
 // are not validated.
 func ScanTop(line []byte) (Top, bool) {
+	t, _, ok := scanTop(line)
+	return t, ok
+}
+
+// scanTop is ScanTop, returning the index just past the object's end too.
+func scanTop(line []byte) (Top, int, bool) {
 	var t Top
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
-		return t, false
+		return t, 0, false
 	}
 	i++
 	for {
 		i = skipSpace(line, i)
 		if i >= len(line) {
-			return t, false
+			return t, 0, false
 		}
 		if line[i] == '}' {
-			return t, true
+			return t, i + 1, true
 		}
 		if line[i] == ',' {
 			i++
 			continue
 		}
 		if line[i] != '"' {
-			return t, false
+			return t, 0, false
 		}
 		end := stringEnd(line, i)
 		if end < 0 {
-			return t, false
+			return t, 0, false
 		}
 		key := line[i+1 : end]
 		i = skipSpace(line, end+1)
 		if i >= len(line) || line[i] != ':' {
-			return t, false
+			return t, 0, false
 		}
 		i = skipSpace(line, i+1)
 		vend := valueEnd(line, i, nil)
 		if vend < 0 {
-			return t, false
+			return t, 0, false
 		}
 		v := line[i:vend]
 		switch string(key) {

@@ -178,6 +178,10 @@ func (s *Process) ReadLine() ([]byte, error) {
 
 func (s *Process) SetReadDeadline(t time.Time) bool { return s.lines.SetReadDeadline(t) }
 
+// LastTop is the top level of the last line read, when it was scanned (see
+// ndjson.Codec.LastTop).
+func (s *Process) LastTop() (ndjson.Top, bool) { return s.lines.LastTop() }
+
 func (s *Process) Detach() bool { return s.lines.Detach() }
 
 // WriteLine writes a message; a failed write is reported as the process's
