@@ -27,17 +27,20 @@ func decodeCallToolResult(raw []byte) (*CallToolResult, error) {
 				res.Content = nil
 				return true
 			}
-			// Size the slice first: deferred strings point into its elements.
-			n := 0
-			if !w.Elements(v, func([]byte) bool { n++; return true }) {
+			// The blocks are found first and the slice made to their
+			// number: deferred strings point into its elements.
+			var small [8][]byte // as many as DeferredStrings keeps on the stack
+			items := small[:0]
+			if !w.Elements(v, func(item []byte) bool { items = append(items, item); return true }) {
 				return false
 			}
-			res.Content = make([]Content, n)
-			i := 0
-			return w.Elements(v, func(item []byte) bool {
-				i++
-				return decodeContent(item, &res.Content[i-1], &d, &w)
-			})
+			res.Content = make([]Content, len(items))
+			for i, item := range items {
+				if !decodeContent(item, &res.Content[i], &d, &w) {
+					return false
+				}
+			}
+			return true
 		case "structuredContent":
 			return rawField(v, &res.StructuredContent)
 		case "_meta":

@@ -190,7 +190,8 @@ func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
 // LastTop is the top level of the line ReadLine returned last (see
 // ScanTop), when ReadLine scanned it (a whole object, or one gathered from
 // several lines): false for a batch's element, which the caller scans
-// itself. Its spans are valid as long as that line.
+// itself. Its spans are valid as long as that line; Detach forgets it
+// (the caller takes it first).
 func (c *Codec) LastTop() (Top, bool) { return c.top, c.topOK }
 
 // startGather begins gathering a message spread over several lines with
@@ -465,6 +466,7 @@ func (c *Codec) Detach() bool {
 		return false
 	}
 	c.buf, c.inBuf, c.detached = nil, false, true
+	c.top, c.topOK = Top{}, false // its spans are in the line handed over
 	return true
 }
 

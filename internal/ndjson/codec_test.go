@@ -448,3 +448,21 @@ func TestLastTopIsTheScanOfTheLineReturned(t *testing.T) {
 	}
 	assert.Equal(t, []seen{{"1", true}, {"", true}, {"2", false}, {"3", false}, {"4", true}, {"5", true}, {"7", true}}, got)
 }
+
+// A line handed over by Detach is the caller's alone: the Codec keeps no
+// top level pointing into it, which would keep it from the GC for as long
+// as the server says nothing more.
+func TestDetachLetsGoOfTheLinesTopLevel(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", 2*keepBuf) + `"}}` + "\n"
+	var c Codec
+	r := bufio.NewReader(strings.NewReader(line))
+	_, err := c.ReadLine(r)
+	require.NoError(t, err)
+	top, ok := c.LastTop()
+	require.True(t, ok)
+	require.NotNil(t, top.Result)
+	require.True(t, c.Detach(), "a line past keepBuf is handed over")
+	top, ok = c.LastTop()
+	assert.False(t, ok)
+	assert.Equal(t, Top{}, top)
+}

@@ -226,8 +226,8 @@ func (w *Walk) Elements(arr []byte, fn func(value []byte) bool) bool {
 // A Walk is Members and Elements remembering where the last long string
 // they crossed ends, so that a walk into a value whose end was found
 // already does not cross its text again: a tool result's text is crossed
-// to find the end of the content array, then of its block, then of
-// itself. The memory walked must not change while a Walk is used on it
+// to find the end of the content array, and then not again for the end of
+// its block, nor of itself. The memory walked must not change while a Walk is used on it
 // (a walk that defers its strings, as DeferredStrings do, may unescape
 // them once it is done). The zero Walk is ready; a nil *Walk remembers
 // nothing. A Walk is for one goroutine.

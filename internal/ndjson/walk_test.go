@@ -10,8 +10,8 @@ import (
 )
 
 // trace walks v whole, objects by Members and arrays by Elements (each
-// array twice, as a decoder that counts first does), and writes down every
-// key and value it is given.
+// array twice, so that the walk comes back to what it crossed), and writes
+// down every key and value it is given.
 func trace(w *Walk, v []byte, out *strings.Builder) bool {
 	switch {
 	case len(v) > 0 && v[0] == '{':
