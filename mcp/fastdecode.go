@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -16,7 +17,20 @@ import (
 // (the one the connection made) and no more. Anything this decoder does not
 // expect is decoded by encoding/json instead: it is a fast path, never a
 // different meaning.
+//
+// Most results are read in one pass by decodeCompactResult; the others are
+// walked (walkCallToolResult).
 func decodeCallToolResult(raw []byte) (*CallToolResult, error) {
+	if res, ok := decodeCompactResult(raw); ok {
+		return res, nil
+	}
+	return walkCallToolResult(raw)
+}
+
+// walkCallToolResult is decodeCallToolResult for any result: its members
+// are found by a walk, and what the walk does not expect goes to
+// encoding/json.
+func walkCallToolResult(raw []byte) (*CallToolResult, error) {
 	res := &CallToolResult{}
 	var d ndjson.DeferredStrings // on the stack: most results have a few strings
 	var w ndjson.Walk            // a long text is crossed once, not for each level it is in
@@ -267,4 +281,250 @@ func boolField(v []byte, dst *bool) bool {
 		return false
 	}
 	return true
+}
+
+// compactBlocks is how many content blocks decodeCompactResult takes; a
+// result with more is walked.
+const compactBlocks = 4
+
+// compactKeys are the members of a content block decodeCompactResult
+// takes, all strings; a block with any other member is walked.
+var compactKeys = [...]string{"type", "text", "data", "mimeType", "uri", "name", "title", "description"}
+
+// compactField is where a string of a block is in the result: the span of
+// its literal, quotes included (end 0: absent), and whether its bytes
+// between the quotes are its value.
+type compactField struct {
+	start, end int32
+	plain      bool
+}
+
+// oneBlock is a result of one content block, allocated at once.
+type oneBlock struct {
+	res     CallToolResult
+	content [1]Content
+}
+
+// decodeCompactResult decodes, in one pass over raw, a result made only of
+// "content" (up to compactBlocks blocks, each with string members of
+// compactKeys) and "isError", each at most once, with plain keys: what
+// most tools answer. It reports false for anything else, having changed
+// nothing in raw, and the walk of decodeCallToolResult takes it from the
+// start. On success raw is consumed as there: strings with escapes are
+// unescaped in place, and every string points into raw.
+func decodeCompactResult(raw []byte) (*CallToolResult, bool) {
+	if len(raw) > math.MaxInt32 {
+		return nil, false
+	}
+	var blocks [compactBlocks][len(compactKeys)]compactField
+	nblocks := -1 // no content member
+	isError, seenIsError := false, false
+	i := ndjson.SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	i = ndjson.SkipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		i++
+	} else {
+		for {
+			key, next, ok := compactKey(raw, i)
+			if !ok {
+				return nil, false
+			}
+			i = next
+			switch key {
+			case "content":
+				if nblocks >= 0 {
+					return nil, false
+				}
+				if nblocks, i = compactContent(raw, i, &blocks); nblocks < 0 {
+					return nil, false
+				}
+			case "isError":
+				if seenIsError {
+					return nil, false
+				}
+				seenIsError = true
+				switch {
+				case bytes.HasPrefix(raw[i:], []byte("true")):
+					isError, i = true, i+4
+				case bytes.HasPrefix(raw[i:], []byte("false")):
+					i += 5
+				default:
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+			if i = ndjson.SkipSpace(raw, i); i >= len(raw) {
+				return nil, false
+			}
+			if raw[i] == '}' {
+				i++
+				break
+			}
+			if raw[i] != ',' {
+				return nil, false
+			}
+			i = ndjson.SkipSpace(raw, i+1)
+		}
+	}
+	if ndjson.SkipSpace(raw, i) != len(raw) {
+		return nil, false
+	}
+
+	var res *CallToolResult
+	switch nblocks {
+	case -1:
+		res = &CallToolResult{}
+	case 1:
+		one := &oneBlock{}
+		res = &one.res
+		res.Content = one.content[:]
+	default:
+		res = &CallToolResult{Content: make([]Content, nblocks)}
+	}
+	res.IsError = isError
+	var d ndjson.DeferredStrings
+	for b := range max(nblocks, 0) {
+		c := &res.Content[b]
+		for k, f := range blocks[b] {
+			if f.end == 0 {
+				continue
+			}
+			dst := compactDst(c, k)
+			if f.plain {
+				*dst = ndjson.Alias(raw[f.start+1 : f.end-1])
+			} else {
+				d.Add(raw[f.start:f.end], dst)
+			}
+		}
+	}
+	d.Fill()
+	return res, true
+}
+
+// compactKey reads the key of a member that starts at raw[i] and the colon
+// after it; next is where its value starts. The key must be plain: one
+// with escapes or of another case may still name a field to
+// encoding/json, and is walked.
+func compactKey(raw []byte, i int) (key string, next int, ok bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return "", 0, false
+	}
+	end, plain := ndjson.ScanString(raw, i)
+	if end < 0 || !plain {
+		return "", 0, false
+	}
+	next = ndjson.SkipSpace(raw, end)
+	if next >= len(raw) || raw[next] != ':' {
+		return "", 0, false
+	}
+	return ndjson.Alias(raw[i+1 : end-1]), ndjson.SkipSpace(raw, next+1), true
+}
+
+// compactContent reads the content array that starts at raw[i] into
+// blocks; it returns how many blocks it held and the index past the
+// array, or -1.
+func compactContent(raw []byte, i int, blocks *[compactBlocks][len(compactKeys)]compactField) (n, next int) {
+	if i >= len(raw) || raw[i] != '[' {
+		return -1, 0
+	}
+	i = ndjson.SkipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return 0, i + 1
+	}
+	for {
+		if n == compactBlocks || i >= len(raw) || raw[i] != '{' {
+			return -1, 0
+		}
+		fields := &blocks[n]
+		n++
+		i = ndjson.SkipSpace(raw, i+1)
+		if i < len(raw) && raw[i] == '}' {
+			i++
+		} else {
+			for {
+				key, v, ok := compactKey(raw, i)
+				if !ok {
+					return -1, 0
+				}
+				k := compactKeyIndex(key)
+				if k < 0 || fields[k].end != 0 || v >= len(raw) || raw[v] != '"' {
+					return -1, 0 // another member, one given twice, or a value not a string
+				}
+				end, plain := ndjson.ScanString(raw, v)
+				if end < 0 {
+					return -1, 0
+				}
+				fields[k] = compactField{start: int32(v), end: int32(end), plain: plain}
+				if i = ndjson.SkipSpace(raw, end); i >= len(raw) {
+					return -1, 0
+				}
+				if raw[i] == '}' {
+					i++
+					break
+				}
+				if raw[i] != ',' {
+					return -1, 0
+				}
+				i = ndjson.SkipSpace(raw, i+1)
+			}
+		}
+		if i = ndjson.SkipSpace(raw, i); i >= len(raw) {
+			return -1, 0
+		}
+		if raw[i] == ']' {
+			return n, i + 1
+		}
+		if raw[i] != ',' {
+			return -1, 0
+		}
+		i = ndjson.SkipSpace(raw, i+1)
+	}
+}
+
+func compactKeyIndex(key string) int {
+	switch key {
+	case "type":
+		return 0
+	case "text":
+		return 1
+	case "data":
+		return 2
+	case "mimeType":
+		return 3
+	case "uri":
+		return 4
+	case "name":
+		return 5
+	case "title":
+		return 6
+	case "description":
+		return 7
+	}
+	return -1
+}
+
+// compactDst is the field of c that compactKeys[k] names.
+func compactDst(c *Content, k int) *string {
+	switch k {
+	case 0:
+		return &c.Type
+	case 1:
+		return &c.Text
+	case 2:
+		return &c.Data
+	case 3:
+		return &c.MimeType
+	case 4:
+		return &c.URI
+	case 5:
+		return &c.Name
+	case 6:
+		return &c.Title
+	default:
+		return &c.Description
+	}
 }

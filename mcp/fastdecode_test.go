@@ -117,7 +117,7 @@ func TestDecodeAllocations(t *testing.T) {
 		src    string
 		allocs float64
 	}{
-		{"a text result: the result and its content slice", `{"content":[{"type":"text","text":"hello from the bench server"}]}`, 2},
+		{"a text result: the result and its one block, at once", `{"content":[{"type":"text","text":"hello from the bench server"}]}`, 1},
 		{"two contents with escapes", `{"content":[{"type":"text","text":"a\nb"},{"type":"text","text":"\u00e9"}],"isError":true}`, 2},
 		{"more strings than fit on the stack", `{"content":[{"type":"text","text":"1"},{"type":"text","text":"2"},{"type":"text","text":"3"},{"type":"text","text":"4"},{"type":"text","text":"5"}]}`, 4}, // and two growths of the overflow
 	} {
@@ -185,5 +185,81 @@ func TestTheFastPathKnowsEveryField(t *testing.T) {
 	t.Run("the keys come from the tags", func(t *testing.T) {
 		assert.Contains(t, contentKeys, "toolUseId")
 		assert.Equal(t, []string{"content", "structuredContent", "isError", "_meta"}, resultKeys)
+	})
+}
+
+// The one-pass decoder takes the results it is made for, means by them
+// what the walk means, and leaves every other result, untouched, to the
+// walk.
+func TestTheCompactDecoderAgreesWithTheWalk(t *testing.T) {
+	for _, tc := range []struct {
+		raw   string
+		taken bool
+	}{
+		{`{"content":[{"type":"text","text":"hello from the bench server"}]}`, true},
+		{` { "content" : [ { "type" : "text" , "text" : "spaced" } ] , "isError" : true } `, true},
+		{`{"isError":false,"content":[{"type":"image","data":"aW1n","mimeType":"image/png"},{"type":"resource_link","uri":"file:///a","name":"a","title":"A","description":"d"}]}`, true},
+		{`{"content":[{"type":"text","text":"esc \" \\ \/ \b \f \n \r \t \u00e9 \ud83d\ude00 lone \ud800 end"}]}`, true},
+		{`{"content":[{"type":"text","text":"héllo ✓ ` + "\xff" + `"}]}`, true},
+		{`{"content":[{"type":"text","text":"` + strings.Repeat(`long\n`, 40) + `"}]}`, true},
+		{`{"content":[]}`, true},
+		{`{"content":[{}]}`, true},
+		{`{}`, true},
+		{`{"content":[{"type":"text","text":""}]}`, true},
+		{`{"content":[{"type":"text","text":"1"},{"type":"text","text":"2"},{"type":"text","text":"3"},{"type":"text","text":"4"}]}`, true},
+
+		{`{"content":[{"type":"text","text":"1"},{"type":"text","text":"2"},{"type":"text","text":"3"},{"type":"text","text":"4"},{"type":"text","text":"5"}]}`, false},
+		{`{"content":[{"type":"text","text":"a","text":"b"}]}`, false},
+		{`{"content":[{"type":"text"}],"content":[]}`, false},
+		{`{"content":[{"type":"text","text":null}]}`, false},
+		{`{"content":null}`, false},
+		{`{"content":[{"type":"text","TEXT":"another case"}]}`, false},
+		{`{"content":[{"type":"text","t\u0065xt":"an escaped key"}]}`, false},
+		{`{"content":[{"type":"text","text":"a","annotations":{"priority":1}}]}`, false},
+		{`{"content":[],"structuredContent":{"a":1}}`, false},
+		{`{"content":[],"_meta":{}}`, false},
+		{`{"content":[],"isError":1}`, false},
+		{`{"content":[],"isError":truex}`, false},
+		{`{"content":[{"type":"text","text":"a"},]}`, false},
+		{`{"content":[{"type":"text","text":"a",}]}`, false},
+		{`{"content":[{"type":"text" "text":"a"}]}`, false},
+		{`{"content":[{"type":"text","text":"a"}]} x`, false},
+		{`{"content":[{"type":"text","text":"a"}]`, false},
+		{`{"content":[{"type":"text","text":"a}]}`, false},
+		{`["content"]`, false},
+		{``, false},
+	} {
+		t.Run(tc.raw, func(t *testing.T) {
+			raw := []byte(tc.raw)
+			got, taken := decodeCompactResult(raw)
+			require.Equal(t, tc.taken, taken)
+			if !taken {
+				assert.Equal(t, tc.raw, string(raw), "a result refused is left as it was")
+				return
+			}
+			want, err := walkCallToolResult([]byte(tc.raw))
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			checkSameAsEncodingJSON(t, []byte(tc.raw))
+		})
+	}
+}
+
+// Whatever the one-pass decoder takes, the walk reads the same way, and
+// what it refuses it leaves as it was.
+func FuzzCompactResultAgreesWithTheWalk(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"text","text":"a\nb\u00e9"}],"isError":true}`))
+	f.Add([]byte(`{"content":[{"type":"image","data":"x","mimeType":"y"},{"type":"text","text":"` + strings.Repeat(`line\n`, 20) + `"}]}`))
+	f.Add([]byte(` {"isError":false , "content":[ {} ] } `))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		mine := bytes.Clone(raw)
+		got, taken := decodeCompactResult(mine)
+		if !taken {
+			assert.Equal(t, raw, mine, "a result refused is left as it was")
+			return
+		}
+		want, err := walkCallToolResult(bytes.Clone(raw))
+		require.NoError(t, err, "the walk refuses what the one-pass decoder took")
+		assert.Equal(t, want, got)
 	})
 }

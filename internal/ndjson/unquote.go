@@ -241,3 +241,56 @@ func hex4(b []byte) rune {
 	}
 	return r
 }
+
+// ScanString returns the index just past the JSON string literal that
+// opens at b[i] (a quote), or -1 when the literal does not end in b. plain
+// reports that the bytes between its quotes are its value: printable ASCII
+// with no escape, to be used as they are. A short literal is looked at a
+// byte at a time; one longer than shortString bytes is crossed by
+// stringEnd and reported not plain, whatever it holds, so that its check
+// and unescaping (UnquoteInPlace) cross it once more, not twice.
+func ScanString(b []byte, i int) (end int, plain bool) {
+	j := i + 1
+	for n := min(len(b), j+shortString); j < n; j++ {
+		switch c := b[j]; {
+		case plainByte[c]:
+		case c == '"':
+			return j + 1, true
+		default: // an escape, a control character or a byte from 0x80 up
+			if e := stringEnd(b, i); e >= 0 {
+				return e + 1, false
+			}
+			return -1, false
+		}
+	}
+	if e := stringEnd(b, i); e >= 0 {
+		return e + 1, false
+	}
+	return -1, false
+}
+
+// shortString is how many bytes of a string ScanString looks at one by
+// one before it leaves the rest to stringEnd.
+const shortString = 64
+
+// plainByte marks the bytes that stand for themselves in a JSON string:
+// printable ASCII but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// SkipSpace returns the index of the first byte of b from i on that is not
+// JSON whitespace.
+func SkipSpace(b []byte, i int) int { return skipSpace(b, i) }
+
+// Alias returns the string whose bytes are b's, without a copy: b must
+// never change afterwards (a message consumed by its decoding).
+func Alias(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

@@ -201,3 +201,32 @@ func TestUnquoteInPlaceMovesTextBetweenEscapesOfAnySpacing(t *testing.T) {
 		}
 	}
 }
+
+// ScanString finds the end stringEnd finds, and calls a literal plain
+// exactly when it is short and every byte between its quotes stands for
+// itself.
+func TestScanStringAgreesWithStringEnd(t *testing.T) {
+	bytesOf := []string{"a", " ", "~", "\x7f", `\"`, `\\`, `\n`, `\u00e9`, "é", "\x01", "\xff"}
+	for n := 0; n <= shortString+2; n += 1 + n/8 {
+		for _, b := range bytesOf {
+			for _, at := range []int{0, n / 2, n} {
+				body := strings.Repeat("x", at) + b + strings.Repeat("y", n-at)
+				lit := []byte(`"` + body + `"` + `,"next":1`)
+				end, plain := ScanString(lit, 0)
+				want := stringEnd(lit, 0) + 1
+				assert.Equal(t, want, end, "%q", lit)
+				wantPlain := len(body) <= shortString
+				for _, c := range []byte(body) {
+					wantPlain = wantPlain && c != '\\' && (c >= ' ' && c <= '~' || c == 0x7f) // DEL needs no escape in JSON
+				}
+				assert.Equal(t, wantPlain, plain, "%q", lit)
+			}
+		}
+	}
+	t.Run("a literal that does not end", func(t *testing.T) {
+		for _, s := range []string{`"abc`, `"ab\"`, `"` + strings.Repeat("z", 100)} {
+			end, _ := ScanString([]byte(s), 0)
+			assert.Equal(t, -1, end, s)
+		}
+	})
+}
