@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -217,6 +218,9 @@ func scenarios() []scenario {
 
 var spread *bool
 
+// errNotRun stands for the measurement of a client left out by -clients.
+var errNotRun = errors.New("not run")
+
 type measurement struct {
 	ns, allocs, bytes float64
 	conns             float64 // new TCP connections per 1,000 calls after the first; -1: not counted
@@ -244,6 +248,8 @@ func main() {
 	spread = flag.Bool("spread", false, "also print mcplug ÷ floor for each round")
 	benchtime := flag.Duration("benchtime", time.Second, "time per measurement")
 	only := flag.String("run", "", "only scenarios whose name contains this")
+	clients := flag.String("clients", "", "only these clients, comma-separated (floor,mcplug,go-sdk,mcp-go); the others are shown as not run")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	testing.Init()
 	flag.Parse()
 	flag.Set("test.benchtime", benchtime.String())
@@ -253,6 +259,20 @@ func main() {
 		os.Exit(1)
 	}
 
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	selected := func(name string) bool {
+		return *clients == "" || slices.Contains(strings.Split(*clients, ","), name)
+	}
 	fmt.Printf("%s, %d cores, GOMAXPROCS %d, %s %s/%s, %d rounds of %v\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, *rounds, *benchtime)
@@ -266,6 +286,10 @@ func main() {
 		results := make([][]measurement, len(sdks))
 		for range *rounds {
 			for i, s := range sdks { // interleaved: every round runs every client
+				if !selected(s.name) {
+					results[i] = append(results[i], measurement{err: errNotRun})
+					continue
+				}
 				results[i] = append(results[i], measure(sc, s, exe))
 			}
 		}
@@ -560,6 +584,9 @@ func median(ms []measurement) measurement {
 }
 
 func show(m measurement) string {
+	if m.err == errNotRun {
+		return "–"
+	}
 	if m.err != nil {
 		return "fails: " + oneLine(m.err.Error())
 	}
