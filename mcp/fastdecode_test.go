@@ -83,20 +83,28 @@ func BenchmarkDecodeSmallResult(b *testing.B) {
 	}
 }
 
-// A result of 1 MiB of text with a newline every 64 bytes, decoded from a
-// fresh copy each time (the copy is the same for any decoder).
+// A result of 1 MiB of text, with a newline every 64 bytes (escapes) or
+// none (plain), decoded from a fresh copy each time (the copy is the same
+// for any decoder).
 func BenchmarkDecodeLargeResult(b *testing.B) {
-	text, err := json.Marshal(strings.Repeat(strings.Repeat("x", 63)+"\n", 1<<14))
-	require.NoError(b, err)
-	src := []byte(`{"content":[{"type":"text","text":` + string(text) + `}]}`)
-	buf := make([]byte, len(src))
-	b.SetBytes(1 << 20)
-	b.ReportAllocs()
-	for b.Loop() {
-		copy(buf, src)
-		if res, err := decodeCallToolResult(buf); err != nil || len(res.Content[0].Text) != 1<<20 {
-			b.Fatal(err)
-		}
+	for _, tc := range []struct{ name, line string }{
+		{"escapes", strings.Repeat("x", 63) + "\n"},
+		{"plain", strings.Repeat("x", 64)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			text, err := json.Marshal(strings.Repeat(tc.line, 1<<14))
+			require.NoError(b, err)
+			src := []byte(`{"content":[{"type":"text","text":` + string(text) + `}]}`)
+			buf := make([]byte, len(src))
+			b.SetBytes(1 << 20)
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(buf, src)
+				if res, err := decodeCallToolResult(buf); err != nil || len(res.Content[0].Text) != 1<<20 {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
