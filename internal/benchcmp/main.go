@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -246,13 +247,21 @@ func main() {
 	}
 	rounds := flag.Int("rounds", 3, "interleaved rounds; the median is reported")
 	spread = flag.Bool("spread", false, "also print mcplug ÷ floor for each round")
-	benchtime := flag.Duration("benchtime", time.Second, "time per measurement")
-	only := flag.String("run", "", "only scenarios whose name contains this")
+	benchtime := flag.String("benchtime", "1s", "time per measurement, or a number of iterations as 1000x")
+	only := flag.String("run", "", "only scenarios whose name matches this regular expression")
 	clients := flag.String("clients", "", "only these clients, comma-separated (floor,mcplug,go-sdk,mcp-go); the others are shown as not run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	testing.Init()
 	flag.Parse()
-	flag.Set("test.benchtime", benchtime.String())
+	if err := flag.Set("test.benchtime", *benchtime); err != nil {
+		fmt.Fprintln(os.Stderr, "benchcmp: -benchtime:", err)
+		os.Exit(2)
+	}
+	run, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchcmp: -run:", err)
+		os.Exit(2)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -273,14 +282,14 @@ func main() {
 	selected := func(name string) bool {
 		return *clients == "" || slices.Contains(strings.Split(*clients, ","), name)
 	}
-	fmt.Printf("%s, %d cores, GOMAXPROCS %d, %s %s/%s, %d rounds of %v\n",
+	fmt.Printf("%s, %d cores, GOMAXPROCS %d, %s %s/%s, %d rounds of %s\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, *rounds, *benchtime)
 	fmt.Println()
 	fmt.Println("| scenario | floor | mcplug | go-sdk | mcp-go | mcplug ÷ floor | mcplug ÷ go-sdk | mcplug ÷ mcp-go | allocs/op (floor / mcplug / go-sdk / mcp-go) | B/op (floor / mcplug / go-sdk / mcp-go) |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, sc := range scenarios() {
-		if *only != "" && !strings.Contains(sc.name, *only) {
+		if !run.MatchString(sc.name) {
 			continue
 		}
 		results := make([][]measurement, len(sdks))
