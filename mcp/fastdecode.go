@@ -287,9 +287,22 @@ func boolField(v []byte, dst *bool) bool {
 // result with more is walked.
 const compactBlocks = 4
 
-// compactKeys are the members of a content block decodeCompactResult
-// takes, all strings; a block with any other member is walked.
-var compactKeys = [...]string{"type", "text", "data", "mimeType", "uri", "name", "title", "description"}
+// compactFields are the members of a content block decodeCompactResult
+// takes, all strings, and the field of each; a block with any other
+// member is walked.
+var compactFields = [...]struct {
+	key   string
+	field func(*Content) *string
+}{
+	{"type", func(c *Content) *string { return &c.Type }},
+	{"text", func(c *Content) *string { return &c.Text }},
+	{"data", func(c *Content) *string { return &c.Data }},
+	{"mimeType", func(c *Content) *string { return &c.MimeType }},
+	{"uri", func(c *Content) *string { return &c.URI }},
+	{"name", func(c *Content) *string { return &c.Name }},
+	{"title", func(c *Content) *string { return &c.Title }},
+	{"description", func(c *Content) *string { return &c.Description }},
+}
 
 // compactField is where a string of a block is in the result: the span of
 // its literal, quotes included (end 0: absent), and whether its bytes
@@ -307,7 +320,7 @@ type oneBlock struct {
 
 // decodeCompactResult decodes, in one pass over raw, a result made only of
 // "content" (up to compactBlocks blocks, each with string members of
-// compactKeys) and "isError", each at most once, with plain keys: what
+// compactFields) and "isError", each at most once, with plain keys: what
 // most tools answer. It reports false for anything else, having changed
 // nothing in raw, and the walk of decodeCallToolResult takes it from the
 // start. On success raw is consumed as there: strings with escapes are
@@ -316,7 +329,7 @@ func decodeCompactResult(raw []byte) (*CallToolResult, bool) {
 	if len(raw) > math.MaxInt32 {
 		return nil, false
 	}
-	var blocks [compactBlocks][len(compactKeys)]compactField
+	var blocks [compactBlocks][len(compactFields)]compactField
 	nblocks := -1 // no content member
 	isError, seenIsError := false, false
 	i := ndjson.SkipSpace(raw, 0)
@@ -393,7 +406,7 @@ func decodeCompactResult(raw []byte) (*CallToolResult, bool) {
 			if f.end == 0 {
 				continue
 			}
-			dst := compactDst(c, k)
+			dst := compactFields[k].field(c)
 			if f.plain {
 				*dst = ndjson.Alias(raw[f.start+1 : f.end-1])
 			} else {
@@ -427,7 +440,7 @@ func compactKey(raw []byte, i int) (key string, next int, ok bool) {
 // compactContent reads the content array that starts at raw[i] into
 // blocks; it returns how many blocks it held and the index past the
 // array, or -1.
-func compactContent(raw []byte, i int, blocks *[compactBlocks][len(compactKeys)]compactField) (n, next int) {
+func compactContent(raw []byte, i int, blocks *[compactBlocks][len(compactFields)]compactField) (n, next int) {
 	if i >= len(raw) || raw[i] != '[' {
 		return -1, 0
 	}
@@ -485,46 +498,12 @@ func compactContent(raw []byte, i int, blocks *[compactBlocks][len(compactKeys)]
 	}
 }
 
+// compactKeyIndex is the index in compactFields of key, or -1.
 func compactKeyIndex(key string) int {
-	switch key {
-	case "type":
-		return 0
-	case "text":
-		return 1
-	case "data":
-		return 2
-	case "mimeType":
-		return 3
-	case "uri":
-		return 4
-	case "name":
-		return 5
-	case "title":
-		return 6
-	case "description":
-		return 7
+	for k := range compactFields {
+		if compactFields[k].key == key {
+			return k
+		}
 	}
 	return -1
-}
-
-// compactDst is the field of c that compactKeys[k] names.
-func compactDst(c *Content, k int) *string {
-	switch k {
-	case 0:
-		return &c.Type
-	case 1:
-		return &c.Text
-	case 2:
-		return &c.Data
-	case 3:
-		return &c.MimeType
-	case 4:
-		return &c.URI
-	case 5:
-		return &c.Name
-	case 6:
-		return &c.Title
-	default:
-		return &c.Description
-	}
 }
