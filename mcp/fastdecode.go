@@ -332,58 +332,34 @@ func decodeCompactResult(raw []byte) (*CallToolResult, bool) {
 	var blocks [compactBlocks][len(compactFields)]compactField
 	nblocks := -1 // no content member
 	isError, seenIsError := false, false
-	i := ndjson.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil, false
-	}
-	i = ndjson.SkipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		i++
-	} else {
-		for {
-			key, next, ok := compactKey(raw, i)
-			if !ok {
-				return nil, false
-			}
-			i = next
-			switch key {
-			case "content":
-				if nblocks >= 0 {
-					return nil, false
-				}
-				if nblocks, i = compactContent(raw, i, &blocks); nblocks < 0 {
-					return nil, false
-				}
-			case "isError":
-				if seenIsError {
-					return nil, false
-				}
-				seenIsError = true
-				switch {
-				case bytes.HasPrefix(raw[i:], []byte("true")):
-					isError, i = true, i+4
-				case bytes.HasPrefix(raw[i:], []byte("false")):
-					i += 5
-				default:
-					return nil, false
-				}
+	i, more, ok := compactOpen(raw, 0, '{', '}')
+	for ok && more {
+		var key string
+		if key, i, ok = compactKey(raw, i); !ok {
+			break
+		}
+		switch {
+		case key == "content" && nblocks < 0:
+			nblocks, i = compactContent(raw, i, &blocks)
+			ok = nblocks >= 0
+		case key == "isError" && !seenIsError:
+			seenIsError = true
+			switch {
+			case bytes.HasPrefix(raw[i:], []byte("true")):
+				isError, i = true, i+4
+			case bytes.HasPrefix(raw[i:], []byte("false")):
+				i += 5
 			default:
-				return nil, false
+				ok = false
 			}
-			if i = ndjson.SkipSpace(raw, i); i >= len(raw) {
-				return nil, false
-			}
-			if raw[i] == '}' {
-				i++
-				break
-			}
-			if raw[i] != ',' {
-				return nil, false
-			}
-			i = ndjson.SkipSpace(raw, i+1)
+		default: // another member, or one given twice
+			ok = false
+		}
+		if ok {
+			i, more, ok = compactNext(raw, i, '}')
 		}
 	}
-	if ndjson.SkipSpace(raw, i) != len(raw) {
+	if !ok || ndjson.SkipSpace(raw, i) != len(raw) {
 		return nil, false
 	}
 
@@ -441,61 +417,71 @@ func compactKey(raw []byte, i int) (key string, next int, ok bool) {
 // blocks; it returns how many blocks it held and the index past the
 // array, or -1.
 func compactContent(raw []byte, i int, blocks *[compactBlocks][len(compactFields)]compactField) (n, next int) {
-	if i >= len(raw) || raw[i] != '[' {
-		return -1, 0
-	}
-	i = ndjson.SkipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return 0, i + 1
-	}
-	for {
-		if n == compactBlocks || i >= len(raw) || raw[i] != '{' {
+	i, more, ok := compactOpen(raw, i, '[', ']')
+	for ok && more {
+		if n == compactBlocks {
 			return -1, 0
 		}
 		fields := &blocks[n]
 		n++
-		i = ndjson.SkipSpace(raw, i+1)
-		if i < len(raw) && raw[i] == '}' {
-			i++
-		} else {
-			for {
-				key, v, ok := compactKey(raw, i)
-				if !ok {
-					return -1, 0
-				}
-				k := compactKeyIndex(key)
-				if k < 0 || fields[k].end != 0 || v >= len(raw) || raw[v] != '"' {
-					return -1, 0 // another member, one given twice, or a value not a string
-				}
-				end, plain := ndjson.ScanString(raw, v)
-				if end < 0 {
-					return -1, 0
-				}
-				fields[k] = compactField{start: int32(v), end: int32(end), plain: plain}
-				if i = ndjson.SkipSpace(raw, end); i >= len(raw) {
-					return -1, 0
-				}
-				if raw[i] == '}' {
-					i++
-					break
-				}
-				if raw[i] != ',' {
-					return -1, 0
-				}
-				i = ndjson.SkipSpace(raw, i+1)
+		var inBlock bool
+		i, inBlock, ok = compactOpen(raw, i, '{', '}')
+		for ok && inBlock {
+			var key string
+			var v int
+			if key, v, ok = compactKey(raw, i); !ok {
+				break
 			}
+			k := compactKeyIndex(key)
+			if k < 0 || fields[k].end != 0 || v >= len(raw) || raw[v] != '"' {
+				return -1, 0 // another member, one given twice, or a value not a string
+			}
+			end, plain := ndjson.ScanString(raw, v)
+			if end < 0 {
+				return -1, 0
+			}
+			fields[k] = compactField{start: int32(v), end: int32(end), plain: plain}
+			i, inBlock, ok = compactNext(raw, end, '}')
 		}
-		if i = ndjson.SkipSpace(raw, i); i >= len(raw) {
-			return -1, 0
+		if ok {
+			i, more, ok = compactNext(raw, i, ']')
 		}
-		if raw[i] == ']' {
-			return n, i + 1
-		}
-		if raw[i] != ',' {
-			return -1, 0
-		}
-		i = ndjson.SkipSpace(raw, i+1)
 	}
+	if !ok {
+		return -1, 0
+	}
+	return n, i
+}
+
+// compactOpen steps into the object or array (open, close) that starts at
+// raw[i], after any space: next is past close when it is empty (more is
+// false), or where its first member or element starts.
+func compactOpen(raw []byte, i int, open, close byte) (next int, more, ok bool) {
+	i = ndjson.SkipSpace(raw, i)
+	if i >= len(raw) || raw[i] != open {
+		return 0, false, false
+	}
+	i = ndjson.SkipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == close {
+		return i + 1, false, true
+	}
+	return i, true, true
+}
+
+// compactNext steps past what follows a member or element that ends at
+// raw[i]: a comma (more: next is where the next one starts) or close
+// (next is past it), after any space; anything else is not ok.
+func compactNext(raw []byte, i int, close byte) (next int, more, ok bool) {
+	i = ndjson.SkipSpace(raw, i)
+	switch {
+	case i >= len(raw):
+		return 0, false, false
+	case raw[i] == close:
+		return i + 1, false, true
+	case raw[i] == ',':
+		return ndjson.SkipSpace(raw, i+1), true, true
+	}
+	return 0, false, false
 }
 
 // compactKeyIndex is the index in compactFields of key, or -1.

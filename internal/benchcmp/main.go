@@ -262,6 +262,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchcmp: -run:", err)
 		os.Exit(2)
 	}
+	var chosen []string // the clients to run; none: all
+	if *clients != "" {
+		chosen = strings.Split(*clients, ",")
+		for _, name := range chosen {
+			if !slices.ContainsFunc(sdks, func(s sdk) bool { return s.name == name }) {
+				fmt.Fprintf(os.Stderr, "benchcmp: -clients: no client %q (floor, mcplug, go-sdk, mcp-go)\n", name)
+				os.Exit(2)
+			}
+		}
+	}
+	selected := func(name string) bool { return chosen == nil || slices.Contains(chosen, name) }
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -278,9 +289,6 @@ func main() {
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
-	}
-	selected := func(name string) bool {
-		return *clients == "" || slices.Contains(strings.Split(*clients, ","), name)
 	}
 	fmt.Printf("%s, %d cores, GOMAXPROCS %d, %s %s/%s, %d rounds of %s\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0),
