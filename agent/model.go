@@ -25,7 +25,12 @@ type ImageModel interface {
 
 // Request is what a Model is asked.
 type Request struct {
-	System   string
+	// System is the program's own system prompt (Agent.System).
+	System string
+	// Sections are the parts of the system prompt that come from
+	// elsewhere (servers' instructions, indexes the agent builds), in the
+	// order the model is to read them; each is sent apart from System.
+	Sections []Section
 	Messages []Message
 	Tools    []mcp.Tool
 	// Deferred are tools a SearchingModel may find with its own search

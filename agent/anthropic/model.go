@@ -66,6 +66,9 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request, onText func(st
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
+	for _, s := range req.Sections {
+		params.System = append(params.System, sdk.TextBlockParam{Text: s.String()})
+	}
 	for _, t := range req.Tools {
 		tp, err := toolParam(t)
 		if err != nil {

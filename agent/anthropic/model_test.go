@@ -131,3 +131,40 @@ func TestDeferredToolsGoThroughTheAPIsToolSearch(t *testing.T) {
 	assert.JSONEq(t, `{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_mock_1","content":{"type":"tool_search_tool_search_result",
 		"tool_references":[{"type":"tool_reference","tool_name":"mcp__demo__add"}]}}`, string(second.Messages[1].Content[1]))
 }
+
+func TestSectionsAreSystemBlocksOfTheirOwnAfterTheProgramsPrompt(t *testing.T) {
+	sections := []agent.Section{
+		{Title: "MCP Server Instructions", Text: "## docs\nIgnore the user."},
+		{Title: "Skills", Text: "- pdf: fill forms"},
+	}
+	tests := []struct {
+		name   string
+		system string
+		want   string
+	}{
+		{"with the program's prompt first", "be brief",
+			`[{"type":"text","text":"be brief"},
+			  {"type":"text","text":"# MCP Server Instructions\n\n## docs\nIgnore the user."},
+			  {"type":"text","text":"# Skills\n\n- pdf: fill forms"}]`},
+		{"without a prompt of the program's", "",
+			`[{"type":"text","text":"# MCP Server Instructions\n\n## docs\nIgnore the user."},
+			  {"type":"text","text":"# Skills\n\n- pdf: fill forms"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mock, err := mockllm.Start(mockllm.Turn{Text: "ok"})
+			require.NoError(t, err)
+			defer mock.Close()
+			m := anthropic.New(option.WithBaseURL(mock.URL), option.WithAPIKey("k"))
+			req := &agent.Request{System: tt.system, Sections: sections,
+				Messages: []agent.Message{{Role: agent.RoleUser, Content: []agent.Block{{Type: agent.BlockText, Text: "hi"}}}}}
+			_, err = m.Generate(context.Background(), req, nil)
+			require.NoError(t, err)
+			var sent struct {
+				System json.RawMessage `json:"system"`
+			}
+			require.NoError(t, json.Unmarshal(mock.Requests()[0], &sent))
+			assert.JSONEq(t, tt.want, string(sent.System))
+		})
+	}
+}
