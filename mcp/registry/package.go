@@ -94,7 +94,7 @@ func ref(pkg *model.Package) (string, error) {
 		tagged, ok := named.(reference.Tagged)
 		if !ok {
 			if ver == "" {
-				return "", fmt.Errorf("OCI image %s has no tag: it would run whatever is pushed next", id)
+				return "", unsafef("OCI image %s has no tag: it would run whatever is pushed next", id)
 			}
 			if _, err := reference.WithTag(named, ver); err != nil {
 				return "", fmt.Errorf("OCI image %s: its version %q is not a tag", id, ver)
@@ -102,7 +102,7 @@ func ref(pkg *model.Package) (string, error) {
 			return id + ":" + ver, nil
 		}
 		if tagged.Tag() == "latest" {
-			return "", fmt.Errorf("OCI image %s is tagged latest: it would run whatever is pushed next", id)
+			return "", unsafef("OCI image %s is tagged latest: it would run whatever is pushed next", id)
 		}
 		return id, nil
 	}
@@ -112,18 +112,17 @@ func ref(pkg *model.Package) (string, error) {
 // usePackage makes the entry of a package.
 func (b *builder) usePackage(pkg *model.Package) error {
 	run := runners[pkg.RegistryType]
-	what := fmt.Sprintf("%s package %s", pkg.RegistryType, pkg.Identifier)
 	switch {
 	case pkg.RegistryType == "mcpb":
 		return fmt.Errorf("MCP bundle %s: installing .mcpb bundles is not supported (open the bundle with an app that installs them, or install another package of the server)", pkg.Identifier)
 	case pkg.RegistryType == "cargo":
-		return fmt.Errorf("cargo package %s: installing crates is not supported (cargo install it, then add its command with mcpls add)", pkg.Identifier)
+		return fmt.Errorf("cargo package %s: installing crates is not supported (cargo install it, then add its command to the config)", pkg.Identifier)
 	case pkg.RegistryType == "":
 		return fmt.Errorf("package %q names no registry type (registryType)", pkg.Identifier)
 	case run == nil:
 		return fmt.Errorf("package %s is of type %q, which is not installed (npm, pypi, oci and nuget are)", pkg.Identifier, pkg.RegistryType)
 	}
-	what = run.title + " " + pkg.Identifier
+	what := run.title + " " + pkg.Identifier
 	if pkg.Transport.Type != "stdio" {
 		if pkg.Transport.Type == "" {
 			return fmt.Errorf("%s names no transport", what)

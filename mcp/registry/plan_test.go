@@ -171,6 +171,14 @@ func TestWhatRunsIsWhatThePlanSays(t *testing.T) {
 		{"a plain http remote on another host", `{"name":"io.x/a","remotes":[{"type":"streamable-http","url":"http://mcp.example/mcp"}]}`, "https"},
 		{"a remote with credentials in its URL", `{"name":"io.x/a","remotes":[{"type":"streamable-http","url":"https://user:pw@mcp.example/mcp"}]}`, "credentials"},
 		{"a runtime argument that runs a shell", `{"name":"io.x/a","packages":[{"registryType":"npm","identifier":"a","version":"1.0.0","runtimeHint":"npx","transport":{"type":"stdio"},"runtimeArguments":[{"type":"named","name":"--call","value":"sh -c id"}]}]}`, "--call"},
+		{"docker's entrypoint", `{"name":"io.x/a","packages":[{"registryType":"oci","identifier":"docker.io/x/a:1.0.0","transport":{"type":"stdio"},"runtimeArguments":[{"type":"named","name":"--entrypoint","value":"sh"}]}]}`, "--entrypoint"},
+		{"a privileged container", `{"name":"io.x/a","packages":[{"registryType":"oci","identifier":"docker.io/x/a:1.0.0","transport":{"type":"stdio"},"runtimeArguments":[{"type":"named","name":"--privileged"}]}]}`, "--privileged"},
+		{"docker's socket mounted", `{"name":"io.x/a","packages":[{"registryType":"oci","identifier":"docker.io/x/a:1.0.0","transport":{"type":"stdio"},"runtimeArguments":[{"type":"named","name":"-v","value":"/var/run/docker.sock:/var/run/docker.sock"}]}]}`, "docker's socket"},
+		{"uvx running another package", `{"name":"io.x/a","packages":[{"registryType":"pypi","identifier":"a","version":"1.0.0","transport":{"type":"stdio"},"runtimeArguments":[{"type":"named","name":"--from","value":"evil"}]}]}`, "--from"},
+		{"a value for a flag that takes none", `{"name":"io.x/a","packages":[{"registryType":"oci","identifier":"docker.io/x/a:1.0.0","transport":{"type":"stdio"},"runtimeArguments":[{"type":"named","name":"--rm","value":"alpine"}]}]}`, "--rm"},
+		{"an image tagged latest", `{"name":"io.x/a","packages":[{"registryType":"oci","identifier":"docker.io/x/a:latest","transport":{"type":"stdio"}}]}`, "latest"},
+		{"a NuGet id that is an option", `{"name":"io.x/a","packages":[{"registryType":"nuget","identifier":"--source=http://evil","version":"1.0.0","transport":{"type":"stdio"}}]}`, "NuGet package id"},
+		{"a secret in a remote's host", `{"name":"io.x/a","remotes":[{"type":"streamable-http","url":"https://{key}.example/mcp","variables":{"key":{"isRequired":true,"isSecret":true}}}]}`, "host"},
 		{"a positional runtime argument that becomes the image", `{"name":"io.x/a","packages":[{"registryType":"oci","identifier":"docker.io/x/a:1.0.0","transport":{"type":"stdio"},"runtimeArguments":[{"type":"positional","value":"alpine"}]}]}`, "alpine"},
 	}
 	for _, tt := range tests {
@@ -225,6 +233,36 @@ func TestAnOptionalVariableLeftEmptyEmitsNoArgument(t *testing.T) {
 	sc, err := p.Server()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"run", "-i", "--rm", "-e", "TFE_ADDRESS=https://app.terraform.io", "docker.io/hashicorp/terraform-mcp-server:1.2.0"}, sc.Args)
+}
+
+func TestTheConfigNameKeepsTheOwner(t *testing.T) {
+	for name, want := range map[string]string{
+		"com.neon/mcp": "neon-mcp", "com.stripe/mcp": "stripe-mcp", "com.supabase/mcp": "supabase-mcp",
+		"com.cloudflare.mcp/mcp": "cloudflare-mcp", "io.github.github/github-mcp-server": "github-mcp-server",
+		"io.github.microsoft/playwright-mcp": "microsoft-playwright-mcp", "com.monday/monday.com": "monday-com",
+		"io.github.ChromeDevTools/chrome-devtools-mcp": "chromedevtools-chrome-devtools-mcp",
+	} {
+		assert.Equal(t, want, registry.ConfigName(name), name)
+	}
+}
+
+func TestAPlainHTTPRemoteIsTakenOnlyOnLoopback(t *testing.T) {
+	for _, u := range []string{"http://localhost:8080/mcp", "http://127.0.0.1:3000/mcp", "http://[::1]:3000/mcp"} {
+		p, err := registry.PlanFor(doc(t, `{"name":"io.x/a","remotes":[{"type":"streamable-http","url":"`+u+`"}]}`), nil)
+		require.NoError(t, err, u)
+		sc, err := p.Server()
+		require.NoError(t, err)
+		assert.Equal(t, u, sc.URL)
+	}
+}
+
+func TestAnAnswerCannotMoveTheRemote(t *testing.T) {
+	p, err := registry.PlanFor(doc(t, `{"name":"io.x/a","remotes":[{"type":"streamable-http","url":"https://mcp.example/{tenant}","variables":{"tenant":{"isRequired":true}}}]}`), nil)
+	require.NoError(t, err)
+	p.Inputs[0].Value = "x@evil.example/../?#"
+	sc, err := p.Server()
+	require.NoError(t, err)
+	assert.Equal(t, "https://mcp.example/x@evil.example%2F..%2F%3F%23", sc.URL)
 }
 
 func TestDistinctServersGetDistinctNames(t *testing.T) {

@@ -34,7 +34,7 @@ type realCase struct {
 // (testdata/real, sources in testdata/real/SOURCES.md): each without
 // All, and with All where that changes what is written.
 var realCases = []realCase{
-	{file: "cargo.json", all: false, refused: "the server cannot be installed io.github.example/widget-mcp: cargo package widget-mcp: installing crates is not supported (cargo install it, then add its command with mcpls add)"},
+	{file: "cargo.json", all: false, refused: "the server cannot be installed io.github.example/widget-mcp: cargo package widget-mcp: installing crates is not supported (cargo install it, then add its command to the config)"},
 	{file: "mcpb.json", all: false, refused: "the server cannot be installed io.modelcontextprotocol/text-editor: MCP bundle https://github.com/modelcontextprotocol/text-editor-mcpb/releases/download/v1.0.2/text-editor.mcpb: installing .mcpb bundles is not supported (open the bundle with an app that installs them, or install another package of the server)"},
 	{file: "no-package.json", all: false, refused: "the server cannot be installed io.modelcontextprotocol.anonymous/embedded-mcp: it has no packages and no remotes"},
 	{file: "npm-and-oci.json", all: false, name: "modelcontextprotocol-filesystem",

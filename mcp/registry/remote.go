@@ -18,6 +18,9 @@ import (
 // host.
 func checkURL(u string) error {
 	p, err := url.Parse(u)
+	if err != nil && strings.Contains(u, "${") {
+		return unsafef("its URL %q would have a secret in its host", u)
+	}
 	if err != nil {
 		return fmt.Errorf("its URL %q is not a URL", u)
 	}
@@ -60,13 +63,20 @@ func (b *builder) useRemote(t *model.Transport) error {
 	if err != nil {
 		return err
 	}
-	sample := placeholder.ReplaceAllStringFunc(t.URL, func(m string) string {
-		if _, ok := t.Variables[m[1:len(m)-1]]; ok {
-			return "x"
+	// The URL with a value in each variable, a reference for a secret:
+	// only the answers are left to check.
+	var sample strings.Builder
+	for _, p := range ut {
+		switch {
+		case p.slot == nil:
+			sample.WriteString(p.text)
+		case p.slot.secret:
+			sample.WriteString("${SECRET}")
+		default:
+			sample.WriteString("x")
 		}
-		return m
-	})
-	if err := checkURL(sample); err != nil {
+	}
+	if err := checkURL(sample.String()); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	headers, err := b.keyValues(what, "header", t.Headers, func(n string) bool { return headerToken.MatchString(n) })
