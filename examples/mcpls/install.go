@@ -1,11 +1,14 @@
 package main
 
 // mcpls install NAME[@VERSION]: a server of an MCP registry, written to a
-// scope as `mcpls add` writes it, once the user saw what will run.
+// scope as `mcpls add` writes it, once the user saw what will run, the
+// entry as it will be written, and the variables to set.
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,24 +16,12 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/term"
-
 	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/mcplug/mcplug/mcp/registry"
 )
 
 // registryEnv names the registry install reads, when -registry does not.
 const registryEnv = "MCPLUG_REGISTRY"
-
-// readSecret reads a secret from the terminal without echoing it; when
-// standard input is not a terminal, it reads a line.
-var readSecret = func(in *bufio.Reader) (string, error) {
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		b, err := term.ReadPassword(int(f.Fd()))
-		return string(b), err
-	}
-	return readLine(in)
-}
 
 func readLine(in *bufio.Reader) (string, error) {
 	line, err := in.ReadString('\n')
@@ -40,13 +31,15 @@ func readLine(in *bufio.Reader) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
+const installUsage = "usage: mcpls install [-s local|project|user] [-registry URL] [-name NAME] [-all] [-y] NAME[@VERSION]"
+
 func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, ok := parseCmdLine(args, stderr)
 	if !ok {
 		return 2
 	}
 	if len(c.args) != 1 {
-		fmt.Fprintln(stderr, "usage: mcpls install [-s local|project|user] [-registry URL] [-y] NAME[@VERSION]")
+		fmt.Fprintln(stderr, installUsage)
 		return 2
 	}
 	name, version, _ := strings.Cut(c.args[0], "@")
@@ -69,7 +62,7 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "mcpls:", safe(err.Error()))
 		return 1
 	}
-	plan, err := registry.PlanFor(s, nil)
+	plan, err := registry.PlanFor(s, &registry.Options{All: c.all})
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpls:", safe(err.Error()))
 		return 1
@@ -77,34 +70,19 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if c.name != "" {
 		plan.Name = c.name
 	}
+	fmt.Fprintf(stderr, "%s %s: %s\n", safe(s.Name), safe(s.Version), safe(plan.Source))
+	for _, n := range plan.Notes {
+		fmt.Fprintf(stderr, "  %s\n", safe(n))
+	}
 	in := bufio.NewReader(stdin)
 	if len(plan.Inputs) > 0 {
-		fmt.Fprintf(stderr, "%s %s needs:\n", safe(s.Name), safe(s.Version))
+		fmt.Fprintf(stderr, "It needs (Enter takes the default%s):\n", map[bool]string{true: "", false: "; -all asks for the optional ones too"}[c.all])
 	}
 	for _, x := range plan.Inputs {
-		var notes []string
-		if x.Required {
-			notes = append(notes, "required")
-		}
-		if x.Secret {
-			notes = append(notes, "secret, not shown")
-		}
-		if x.Default != "" {
-			notes = append(notes, "default "+x.Default)
-		}
-		if len(x.Choices) > 0 {
-			notes = append(notes, "one of "+strings.Join(x.Choices, ", "))
-		}
-		fmt.Fprintf(stderr, "  %s %s (%s): %s: ", x.Kind, safe(x.Name), safe(strings.Join(notes, "; ")), safe(x.Description))
-		var answer string
-		if x.Secret {
-			answer, err = readSecret(in)
-			fmt.Fprintln(stderr)
-		} else {
-			answer, err = readLine(in)
-		}
+		fmt.Fprint(stderr, "  "+safe(x.Prompt()))
+		answer, err := readLine(in)
 		if err != nil {
-			fmt.Fprintln(stderr, "mcpls: no answer:", err)
+			fmt.Fprintln(stderr, "\nmcpls: no answer:", err)
 			return 1
 		}
 		x.Value = answer
@@ -114,40 +92,38 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "mcpls:", safe(err.Error()))
 		return 1
 	}
-	// A secret has no place in .mcp.json, which is shared with the
-	// project: the entry names the variable, the user's environment holds
-	// the value.
-	var fromEnv []string
-	if c.scope == config.ScopeProject {
-		for k := range sc.Env {
-			if plan.Secret(k) {
-				sc.Env[k] = "${" + k + "}"
-				fromEnv = append(fromEnv, k)
-			}
-		}
-		for k := range sc.Headers {
-			if plan.Secret(k) {
-				sc.Headers[k] = "${" + strings.ToUpper(strings.NewReplacer("-", "_").Replace(k)) + "}"
-				fromEnv = append(fromEnv, strings.ToUpper(strings.NewReplacer("-", "_").Replace(k)))
-			}
-		}
-	}
-	fmt.Fprintf(stdout, "Install %s %s (%s) as %q in %s config:\n", safe(s.Name), safe(s.Version), safe(plan.Source), safe(plan.Name), c.scope)
-	shown := func(k, v string) string {
-		if plan.Secret(k) && !strings.HasPrefix(v, "${") {
-			return "[secret]"
-		}
-		return v
-	}
+	entry := config.Entry(sc)
+	vars := plan.Variables()
+	fmt.Fprintf(stdout, "Install %s %s as %q in %s config.\n", safe(s.Name), safe(s.Version), safe(plan.Name), c.scope)
 	if sc.Type == config.TypeStdio {
-		fmt.Fprintf(stdout, "  command: %s\n", safe(strings.Join(append([]string{sc.Command}, sc.Args...), " ")))
-		for _, k := range sorted(sc.Env) {
-			fmt.Fprintf(stdout, "  env: %s=%s\n", safe(k), safe(shown(k, sc.Env[k])))
+		words := make([]string, 0, 1+len(sc.Args))
+		for _, w := range append([]string{sc.Command}, sc.Args...) {
+			words = append(words, shellQuote(w))
 		}
+		fmt.Fprintf(stdout, "It runs: %s\n", safe(strings.Join(words, " ")))
 	} else {
-		fmt.Fprintf(stdout, "  %s: %s\n", sc.Type, safe(sc.URL))
-		for _, k := range sorted(sc.Headers) {
-			fmt.Fprintf(stdout, "  header: %s: %s\n", safe(k), safe(shown(k, redacted(k, sc.Headers[k]))))
+		fmt.Fprintf(stdout, "It connects to: %s (%s)\n", safe(sc.URL), sc.Type)
+	}
+	var shown bytes.Buffer
+	if err := json.Indent(&shown, entry, "  ", "  "); err != nil {
+		fmt.Fprintln(stderr, "mcpls:", err)
+		return 1
+	}
+	// The entry exactly as it is written: it holds no secret, only the
+	// names of the variables that hold them.
+	fmt.Fprintf(stdout, "The entry:\n  %s\n", safe(shown.String()))
+	if len(vars) > 0 {
+		fmt.Fprintln(stdout, "Set these variables in the environment mcpls and Claude Code run in (the entry names them, and holds no secret):")
+		for _, v := range vars {
+			need := "required"
+			if !v.Required {
+				need = "optional"
+			}
+			line := fmt.Sprintf("  %s  %s, %s", v.Name, v.For, need)
+			if d := strings.TrimSpace(v.Description); d != "" {
+				line += ": " + d
+			}
+			fmt.Fprintln(stdout, safe(line))
 		}
 	}
 	if !c.yes {
@@ -158,14 +134,20 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 			return 1
 		}
 	}
-	change, err := config.Add(ctx, c.dir, c.scope, plan.Name, config.Entry(sc))
+	change, err := config.Add(ctx, c.dir, c.scope, plan.Name, entry)
 	if err != nil {
-		return refusal(stderr, plan.Name, c.scope, err)
+		code := refusal(stderr, plan.Name, c.scope, err)
+		if errors.Is(err, config.ErrExists) {
+			fmt.Fprintln(stderr, "Choose another name with -name.")
+		}
+		return code
 	}
 	fmt.Fprintf(stdout, "Added %s MCP server %s to %s config\n", sc.Type, safe(plan.Name), c.scope)
 	changed(stdout, change)
-	for _, k := range fromEnv {
-		fmt.Fprintf(stdout, "Set %s in your environment: .mcp.json names it, and keeps no secret.\n", safe(k))
+	for _, v := range vars {
+		if _, set := os.LookupEnv(v.Name); !set {
+			fmt.Fprintf(stdout, "%s is not set yet: set it before the server starts.\n", safe(v.Name))
+		}
 	}
 	return 0
 }

@@ -38,7 +38,7 @@
 //	mcpls get NAME
 //	mcpls list
 //	mcpls reset-project-choices
-//	mcpls install [-s SCOPE] [-registry URL] [-name NAME] [-y] io.github.example/weather-mcp[@VERSION]
+//	mcpls install [-s SCOPE] [-registry URL] [-name NAME] [-all] [-y] io.github.example/weather-mcp[@VERSION]
 //
 // Everything a server or a config file supplies is printed with terminal
 // control characters replaced, so that neither can rewrite the screen.

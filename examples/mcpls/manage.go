@@ -42,6 +42,7 @@ type cmdLine struct {
 	registry  string
 	name      string
 	yes       bool
+	all       bool // install: ask for the optional inputs too
 	args      []string
 }
 
@@ -64,6 +65,10 @@ func parseCmdLine(args []string, stderr io.Writer) (*cmdLine, bool) {
 		}
 		if a == "-y" || a == "--yes" {
 			c.yes = true
+			continue
+		}
+		if a == "-all" || a == "--all" {
+			c.all = true
 			continue
 		}
 		if len(a) < 2 || a[0] != '-' {

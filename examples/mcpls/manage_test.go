@@ -145,23 +145,29 @@ func runners(t *testing.T) (record string) {
 	return record
 }
 
-// fakeRegistry serves the registry repository's server.json examples;
-// the remote's URL is a local MCP server's instead.
-func fakeRegistry(t *testing.T) string {
+// fakeRegistry serves the registry repository's server.json examples,
+// and the extra ones given; the remote's URL is a local MCP server's
+// instead.
+func fakeRegistry(t *testing.T, extra ...string) string {
 	t.Helper()
 	remote := httptest.NewServer(&mcptest.Server{Name: "remote"})
 	t.Cleanup(remote.Close)
+	docs := extra
+	for _, f := range []string{"npm", "pypi", "oci", "remote", "cargo"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "mcp", "registry", "testdata", f+".json"))
+		require.NoError(t, err)
+		docs = append(docs, strings.ReplaceAll(string(b), "https://mcp-fs.anonymous.modelcontextprotocol.io/http", remote.URL))
+	}
+	type named struct{ Name, Version string }
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v0.1/servers" {
 			q := r.URL.Query().Get("search")
-			var list []json.RawMessage
-			for _, f := range []string{"npm", "pypi", "oci", "remote", "cargo"} {
-				b, err := os.ReadFile(filepath.Join("..", "..", "mcp", "registry", "testdata", f+".json"))
-				require.NoError(t, err)
-				var doc struct{ Name string }
-				require.NoError(t, json.Unmarshal(b, &doc))
+			list := []json.RawMessage{}
+			for _, d := range docs {
+				var doc named
+				require.NoError(t, json.Unmarshal([]byte(d), &doc))
 				if strings.Contains(doc.Name, q) {
-					list = append(list, json.RawMessage(`{"server":`+string(b)+`,"_meta":{}}`))
+					list = append(list, json.RawMessage(`{"server":`+d+`,"_meta":{}}`))
 				}
 			}
 			json.NewEncoder(w).Encode(map[string]any{"servers": list, "metadata": map[string]int{"count": len(list)}})
@@ -170,14 +176,11 @@ func fakeRegistry(t *testing.T) string {
 		rest, _ := strings.CutPrefix(r.URL.EscapedPath(), "/v0.1/servers/")
 		name, version, _ := strings.Cut(rest, "/versions/")
 		name, _ = url.PathUnescape(name)
-		for _, f := range []string{"npm", "pypi", "oci", "remote", "cargo"} {
-			b, err := os.ReadFile(filepath.Join("..", "..", "mcp", "registry", "testdata", f+".json"))
-			require.NoError(t, err)
-			var doc struct{ Name, Version string }
-			require.NoError(t, json.Unmarshal(b, &doc))
+		for _, d := range docs {
+			var doc named
+			require.NoError(t, json.Unmarshal([]byte(d), &doc))
 			if doc.Name == name && (version == "latest" || version == doc.Version) {
-				b = bytes.ReplaceAll(b, []byte("https://mcp-fs.anonymous.modelcontextprotocol.io/http"), []byte(remote.URL))
-				w.Write([]byte(`{"server":` + string(b) + `,"_meta":{}}`))
+				w.Write([]byte(`{"server":` + d + `,"_meta":{}}`))
 				return
 			}
 		}
@@ -195,17 +198,21 @@ func TestInstallFromARegistry(t *testing.T) {
 	tests := []struct {
 		server, input, name, ran string
 		scope                    string
+		vars                     []string
 	}{
-		{"io.modelcontextprotocol.anonymous/brave-search@1.0.2", "br4ve-s3cret\ny\n", "brave-search", "npx -y @modelcontextprotocol/server-brave-search@1.0.2", "user"},
-		{"io.github.example/weather-mcp", "w3ather-s3cret\n\ny\n", "weather-mcp", "uvx weather-mcp-server@0.5.0", "local"},
-		{"io.github.example/database-manager", "postgres\n\n\nshop\nu\nd4tabase-s3cret\n\ny\n", "database-manager", "docker run -i --rm --network host -e DB_TYPE=postgres -e DB_PASSWORD -e DB_USERNAME -e SSL_MODE docker.io/example/database-manager-mcp:3.1.0 --host localhost shop", "user"},
+		{"io.modelcontextprotocol.anonymous/brave-search@1.0.2", "y\n", "modelcontextprotocol-brave-search", "npx -y @modelcontextprotocol/server-brave-search@1.0.2", "user", []string{"MODELCONTEXTPROTOCOL_BRAVE_SEARCH_BRAVE_API_KEY"}},
+		{"io.github.example/weather-mcp", "y\n", "example-weather-mcp", "uvx weather-mcp-server@0.5.0", "local", []string{"EXAMPLE_WEATHER_MCP_WEATHER_API_KEY"}},
+		{"io.github.example/database-manager", "postgres\n\nshop\nu\ny\n", "example-database-manager", "docker run -i --rm --network host -e DB_TYPE=postgres -e DB_PASSWORD -e DB_USERNAME -e SSL_MODE docker.io/example/database-manager-mcp:3.1.0 --host localhost shop", "user", []string{"EXAMPLE_DATABASE_MANAGER_DB_PASSWORD"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := w.mcpls(t, tt.input, "install", "-s", tt.scope, tt.server)
 			require.Equal(t, 0, code, "%s\n%s", out, errs)
 			assert.Contains(t, out, "Added stdio MCP server "+tt.name)
-			assert.NotContains(t, out+errs, "s3cret", "a secret is never shown")
+			for _, v := range tt.vars {
+				assert.Contains(t, out, v+" is not set yet")
+				t.Setenv(v, "s3cret")
+			}
 			os.Remove(record)
 			_, out, errs = w.mcpls(t, "")
 			assert.Regexp(t, tt.name+`\s+connected`, out, errs)
@@ -217,25 +224,16 @@ func TestInstallFromARegistry(t *testing.T) {
 	t.Run("a remote", func(t *testing.T) {
 		code, out, errs := w.mcpls(t, "", "install", "-y", "io.modelcontextprotocol.anonymous/mcp-fs")
 		require.Equal(t, 0, code, errs)
-		assert.Contains(t, out, "http: http://127.0.0.1:")
+		assert.Contains(t, out, "It connects to: http://127.0.0.1:")
 		_, out, errs = w.mcpls(t, "")
-		assert.Regexp(t, `mcp-fs\s+connected\s+http`, out, errs)
-	})
-	t.Run("a secret is not written to .mcp.json", func(t *testing.T) {
-		code, out, errs := w.mcpls(t, "br4ve-s3cret\ny\n", "install", "-s", "project", "-name", "brave2", "io.modelcontextprotocol.anonymous/brave-search")
-		require.Equal(t, 0, code, errs)
-		b, err := os.ReadFile(filepath.Join(w.project, ".mcp.json"))
-		require.NoError(t, err)
-		assert.Contains(t, string(b), `"BRAVE_API_KEY": "${BRAVE_API_KEY}"`)
-		assert.NotContains(t, string(b), "s3cret")
-		assert.Contains(t, out, "Set BRAVE_API_KEY in your environment")
+		assert.Regexp(t, `modelcontextprotocol-mcp-fs\s+connected\s+http`, out, errs)
 	})
 	t.Run("refused", func(t *testing.T) {
 		for _, c := range []struct {
 			args []string
 			why  string
 		}{
-			{[]string{"install", "io.github.example/widget-mcp"}, `of type "cargo"`},
+			{[]string{"install", "io.github.example/widget-mcp"}, "installing crates is not supported"},
 			{[]string{"install", "io.github.example/nothing"}, "no such server"},
 			{[]string{"install", "weather"}, "no server named weather; the registry has:\n  io.github.example/weather-mcp 0.5.0  Python MCP server for weather data access"},
 			{[]string{"install", "io.github.example/weather-mcp@9"}, "no such server"},
@@ -244,7 +242,7 @@ func TestInstallFromARegistry(t *testing.T) {
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errs, c.why)
 		}
-		code, _, errs := w.mcpls(t, "w\n\nn\n", "install", "io.github.example/weather-mcp")
+		code, _, errs := w.mcpls(t, "n\n", "install", "io.github.example/weather-mcp")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errs, "nothing written")
 	})

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// projectEntry is the entry .mcp.json of the project has for name.
+func (w *workspace) projectEntry(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.project, ".mcp.json"))
+	require.NoError(t, err)
+	var f struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(b, &f))
+	require.Contains(t, f.MCPServers, name)
+	var c bytes.Buffer
+	require.NoError(t, json.Compact(&c, f.MCPServers[name]))
+	return c.Bytes()
+}
+
+const (
+	terraformDoc = `{"name":"io.github.hashicorp/terraform-mcp-server","version":"1.2.0","packages":[{"registryType":"oci","identifier":"docker.io/hashicorp/terraform-mcp-server:1.2.0","transport":{"type":"stdio"},
+		"runtimeArguments":[{"type":"named","name":"-e","value":"TFE_TOKEN={token}","isRequired":true,"variables":{"token":{"description":"API token","isRequired":true,"isSecret":true}}}],
+		"packageArguments":[{"type":"named","name":"--token","isRequired":true,"isSecret":true}]}]}`
+	neonDoc   = `{"name":"com.neon/mcp","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.neon.example/mcp","headers":[{"name":"Authorization","isRequired":true,"isSecret":true},{"name":"X-Tenant","value":"acme"}]}]}`
+	stripeDoc = `{"name":"com.stripe/mcp","version":"0.2.4","remotes":[{"type":"streamable-http","url":"https://mcp.stripe.example","headers":[{"name":"Authorization","isRequired":true,"isSecret":true}]}]}`
+	plainDoc  = `{"name":"io.github.x/plain","version":"1.0.0","packages":[{"registryType":"npm","identifier":"plain-mcp","version":"1.0.0","transport":{"type":"stdio"},
+		"environmentVariables":[{"name":"PLAIN_URL","isRequired":true},{"name":"PLAIN_LEVEL","description":"Log level","default":"info"}]}]}`
+)
+
+func TestInstallNeverShowsOrWritesASecret(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, terraformDoc))
+	code, out, errs := w.mcpls(t, "s3cret\n", "install", "-y", "-s", "project", "io.github.hashicorp/terraform-mcp-server")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.NotContains(t, out+errs, "s3cret", "a secret is never asked for, so never shown")
+	entry := string(w.projectEntry(t, "hashicorp-terraform-mcp-server"))
+	assert.NotContains(t, entry, "s3cret")
+	assert.Contains(t, entry, `"TFE_TOKEN":"${HASHICORP_TERRAFORM_MCP_SERVER_TOKEN}"`, "a secret of docker's -e stays off its command line")
+	assert.Contains(t, entry, `"-e","TFE_TOKEN","docker.io`)
+	assert.Contains(t, entry, `"--token","${HASHICORP_TERRAFORM_MCP_SERVER_TOKEN_2}"`)
+	assert.Contains(t, out, "HASHICORP_TERRAFORM_MCP_SERVER_TOKEN  variable token, required: API token")
+	assert.Contains(t, out, "HASHICORP_TERRAFORM_MCP_SERVER_TOKEN_2  argument token, required")
+}
+
+func TestEachServerHasItsOwnVariables(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, stripeDoc))
+	for _, s := range []string{"com.neon/mcp", "com.stripe/mcp"} {
+		code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "project", s)
+		require.Equal(t, 0, code, "%s\n%s", out, errs)
+	}
+	assert.Contains(t, string(w.projectEntry(t, "neon-mcp")), `"Authorization":"${NEON_MCP_AUTHORIZATION}"`)
+	assert.Contains(t, string(w.projectEntry(t, "stripe-mcp")), `"Authorization":"${STRIPE_MCP_AUTHORIZATION}"`)
+}
+
+func TestInstallShowsWhatRunsAndTheEntryAsWritten(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, plainDoc))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	before, _, ok := strings.Cut(out, "Added ")
+	require.True(t, ok, out)
+	assert.Contains(t, before, "It connects to: https://mcp.neon.example/mcp (http)")
+	assert.Contains(t, before, "Set these variables")
+	assert.Contains(t, before, "NEON_MCP_AUTHORIZATION  header Authorization, required")
+	_, shown, ok := strings.Cut(before, "The entry:\n")
+	require.True(t, ok, out)
+	shown, _, _ = strings.Cut(shown, "\nSet these variables")
+	assert.JSONEq(t, string(w.projectEntry(t, "neon-mcp")), shown, "what is shown is what is written")
+
+	code, out, errs = w.mcpls(t, "https://p.example\n", "install", "-y", "-s", "project", "io.github.x/plain")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, out, "It runs: npx -y plain-mcp@1.0.0\n")
+}
+
+func TestInstallAsksOnlyWhatIsRequiredAndSaysWhat(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, plainDoc))
+	code, out, errs := w.mcpls(t, "https://p.example\n", "install", "-y", "-s", "project", "io.github.x/plain")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, errs, "  environment variable PLAIN_URL (required): ", "an input without a description")
+	assert.NotContains(t, errs, ": : ")
+	assert.NotContains(t, errs, "PLAIN_LEVEL", "an optional input takes its default")
+	assert.JSONEq(t, `{"type":"stdio","command":"npx","args":["-y","plain-mcp@1.0.0"],"env":{"PLAIN_LEVEL":"info","PLAIN_URL":"https://p.example"}}`, string(w.projectEntry(t, "x-plain")))
+
+	code, out, errs = w.mcpls(t, "https://p.example\ndebug\n", "install", "-y", "-all", "-s", "project", "-name", "plain2", "io.github.x/plain")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, errs, "  environment variable PLAIN_LEVEL (default info): Log level: ", "-all asks for it")
+	assert.JSONEq(t, `{"type":"stdio","command":"npx","args":["-y","plain-mcp@1.0.0"],"env":{"PLAIN_LEVEL":"debug","PLAIN_URL":"https://p.example"}}`, string(w.projectEntry(t, "plain2")))
+}

@@ -1,0 +1,129 @@
+package registry
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+var nameChars = regexp.MustCompile(`[^a-z0-9_-]+`)
+
+// ConfigName is the config name of a registry name, lower case: the
+// owner (the namespace's label after the top-level one: the domain, or
+// the account after "io.github." and "io.gitlab."), a dash, and the name
+// after the slash, with what Claude Code refuses in a name made '-'. The
+// owner is left out when the name already starts with it, the name when
+// the owner already ends with it:
+//
+//	com.neon/mcp                        → neon-mcp
+//	com.cloudflare.mcp/mcp              → cloudflare-mcp
+//	io.github.github/github-mcp-server  → github-mcp-server
+//	io.github.microsoft/playwright-mcp  → microsoft-playwright-mcp
+//
+// Servers of different owners or names get different config names;
+// servers of one owner may meet when they differ only in a subdomain
+// (com.x.docs/mcp, com.x.api/mcp) or the top-level label
+// (io.github.x/y, com.x/y). The config then refuses the second as
+// "already exists", and the installer can choose another name.
+func ConfigName(name string) string {
+	ns, local, ok := strings.Cut(strings.ToLower(name), "/")
+	if !ok {
+		ns, local = "", ns
+	}
+	labels := strings.Split(ns, ".")
+	switch {
+	case len(labels) > 2 && labels[0] == "io" && (labels[1] == "github" || labels[1] == "gitlab"):
+		labels = labels[2:3]
+	case len(labels) > 1:
+		labels = labels[1:2]
+	}
+	owner := clean(labels[0])
+	local = clean(local)
+	switch {
+	case owner == "" && local == "":
+		return "server"
+	case owner == "" || local == owner || strings.HasPrefix(local, owner+"-"):
+		return local
+	case local == "" || strings.HasSuffix(owner, "-"+local):
+		return owner
+	}
+	return owner + "-" + local
+}
+
+func clean(s string) string { return strings.Trim(nameChars.ReplaceAllString(s, "-"), "-") }
+
+// words splits a name into its words, upper case: at anything not a
+// letter or digit, and where a lower-case letter meets an upper-case one
+// (apiClientSecret → API CLIENT SECRET).
+func words(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToUpper(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r) || r > unicode.MaxASCII:
+			flush()
+			continue
+		case unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]):
+			flush()
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return out
+}
+
+// envName is s as an environment variable's name: its words joined by
+// '_', and '_' first when it would start with a digit.
+func envName(s string) string {
+	n := strings.Join(words(s), "_")
+	if n != "" && n[0] >= '0' && n[0] <= '9' {
+		n = "_" + n
+	}
+	return n
+}
+
+// variableName is the environment variable a server's secret is read
+// from: the config name's words, then the input's, unless the input's
+// already start with them (NEON_MCP + AUTHORIZATION →
+// NEON_MCP_AUTHORIZATION; GITHUB + GITHUB_TOKEN → GITHUB_TOKEN).
+func variableName(server, input string) string {
+	prefix, in := envName(server), envName(input)
+	switch {
+	case in == "":
+		return prefix
+	case prefix == "" || in == prefix || strings.HasPrefix(in, prefix+"_"):
+		return in
+	}
+	return prefix + "_" + in
+}
+
+// secretWords end the names of inputs that hold secrets, whether or not
+// the publisher marked them so; secretPairs likewise, as two words.
+var (
+	secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PAT", "AUTHORIZATION", "COOKIE"}
+	secretPairs = [][2]string{{"API", "KEY"}, {"ACCESS", "KEY"}, {"PRIVATE", "KEY"}, {"SECRET", "KEY"}, {"AUTH", "KEY"}, {"ACCOUNT", "KEY"}, {"SERVICE", "KEY"}, {"LICENSE", "KEY"}}
+)
+
+// looksSecret reports whether an input's name says it holds a secret:
+// its last word is one of secretWords (GITHUB_TOKEN, X-Ref-Api-Key,
+// --motherduck-token, Authorization), or its last two one of
+// secretPairs. A word before a limit or a count does not count
+// (NEO4J_RESPONSE_TOKEN_LIMIT, MAX_TOKENS are not secrets).
+func looksSecret(name string) bool {
+	w := words(name)
+	if len(w) == 0 {
+		return false
+	}
+	if slices.Contains(secretWords, w[len(w)-1]) {
+		return true
+	}
+	return len(w) >= 2 && slices.Contains(secretPairs, [2]string{w[len(w)-2], w[len(w)-1]})
+}

@@ -1,0 +1,301 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+
+	v0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
+	"github.com/modelcontextprotocol/registry/pkg/model"
+
+	"github.com/mcplug/mcplug/mcp/config"
+)
+
+// Input is a value the entry needs from the user: an environment
+// variable, a header, an argument, or a variable of one of them. A
+// secret is never an Input: it is a Variable the user sets.
+type Input struct {
+	Kind        string // "environment variable", "header", "argument", "variable"
+	Name        string
+	Description string
+	Required    bool
+	Default     string
+	Choices     []string
+	Format      string // "", "string", "number", "boolean" or "filepath"
+	// Value is the user's answer; empty takes Default, or leaves out
+	// the value (and the argument, variable or header that holds it)
+	// when the input is not required. An answer may hold ${VAR} to name
+	// a variable of the user's own environment.
+	Value string
+}
+
+// Prompt is the question to ask for the input: its kind and name, what
+// it takes, and its description when it has one
+// ("environment variable GRAFANA_URL (required): URL to your Grafana
+// instance: ").
+func (in *Input) Prompt() string {
+	var notes []string
+	if in.Required {
+		notes = append(notes, "required")
+	}
+	if in.Default != "" {
+		notes = append(notes, "default "+in.Default)
+	}
+	if len(in.Choices) > 0 {
+		notes = append(notes, "one of "+strings.Join(in.Choices, ", "))
+	}
+	switch in.Format {
+	case string(model.FormatBoolean):
+		notes = append(notes, "true or false")
+	case string(model.FormatNumber):
+		notes = append(notes, "a number")
+	case string(model.FormatFilePath):
+		notes = append(notes, "a path")
+	}
+	q := in.Kind + " " + in.Name
+	if len(notes) > 0 {
+		q += " (" + strings.Join(notes, "; ") + ")"
+	}
+	if d := strings.TrimSpace(in.Description); d != "" {
+		q += ": " + d
+	}
+	return q + ": "
+}
+
+// Variable is an environment variable the user sets for the server: the
+// entry holds ${Name} where the secret goes, never the secret.
+type Variable struct {
+	Name        string // NEON_MCP_AUTHORIZATION
+	For         string // what it fills: "header Authorization"
+	Description string
+	Required    bool // the server.json requires it (or the plan was asked for all)
+}
+
+// Plan is what installing a server writes: an entry whose inputs are yet
+// to be given.
+type Plan struct {
+	// Name is the config name (ConfigName of the server's name); the
+	// caller may change it before Variables and Server, which name the
+	// secrets' variables after it.
+	Name   string
+	JSON   *v0.ServerJSON // what the registry published
+	Source string         // what runs: "npm package @scope/pkg 1.0.2, run by npx"
+	Inputs []*Input       // what to ask, required first as the server.json has them
+	// Notes say what of the server.json the plan leaves out and why (a
+	// package not used, an optional runtime argument the runner does not
+	// take).
+	Notes []string
+
+	slots []*slot
+	entry func() (*config.Server, error)
+}
+
+// Options choose what of a server.json is installed.
+type Options struct {
+	// Remote prefers the server's remotes to its packages.
+	Remote bool
+	// All asks for the optional inputs too, and writes references for
+	// the optional secrets; without it an optional input takes its
+	// default, or is left out with what holds it.
+	All bool
+}
+
+// PlanFor maps a server.json to a plan: its first package that can be
+// installed (npm, pypi, oci, nuget with a stdio transport), or its first
+// remote (streamable-http, sse); with opts.Remote, remotes first. A
+// server with none that can be installed is a *RefusedError saying why
+// for each; so is a plan that needs more than MaxInputs inputs and
+// variables.
+func PlanFor(s *v0.ServerJSON, opts *Options) (*Plan, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	refused := &RefusedError{Server: s.Name}
+	try := func(n int, use func(b *builder, i int) error) *Plan {
+		for i := range n {
+			b := &builder{opts: opts, slots: map[string]*slot{}}
+			if err := use(b, i); err != nil {
+				refused.Reasons = append(refused.Reasons, err)
+				continue
+			}
+			return b.plan(s)
+		}
+		return nil
+	}
+	packages := func() *Plan {
+		return try(len(s.Packages), func(b *builder, i int) error { return b.usePackage(&s.Packages[i]) })
+	}
+	remotes := func() *Plan {
+		return try(len(s.Remotes), func(b *builder, i int) error { return b.useRemote(&s.Remotes[i]) })
+	}
+	var p *Plan
+	if opts.Remote {
+		if p = remotes(); p == nil {
+			p = packages()
+		}
+	} else if p = packages(); p == nil {
+		p = remotes()
+	}
+	if p == nil {
+		if len(refused.Reasons) == 0 {
+			refused.Reasons = append(refused.Reasons, fmt.Errorf("it has no packages and no remotes"))
+		}
+		return nil, refused
+	}
+	for _, r := range refused.Reasons {
+		p.Notes = append(p.Notes, "not used: "+r.Error())
+	}
+	n := len(p.Inputs)
+	for _, sl := range p.slots {
+		if sl.secret && sl.include {
+			n++
+		}
+	}
+	if n > MaxInputs {
+		refused.Reasons = []error{fmt.Errorf("it asks for %d inputs and variables, more than %d", n, MaxInputs)}
+		return nil, refused
+	}
+	return p, nil
+}
+
+// builder collects what one package or remote needs.
+type builder struct {
+	opts   *Options
+	slots  map[string]*slot
+	order  []*slot
+	notes  []string
+	source string
+	entry  func() (*config.Server, error)
+}
+
+// slot returns the slot of kind and name, merging a second mention of
+// it into the first.
+func (b *builder) slot(kind, name string, in model.Input, secret bool) *slot {
+	key := kind + "\x00" + name
+	if s := b.slots[key]; s != nil {
+		s.in.IsRequired = s.in.IsRequired || in.IsRequired
+		s.secret = s.secret || secret
+		if s.in.Description == "" {
+			s.in.Description = in.Description
+		}
+		if s.in.Default == "" {
+			s.in.Default = in.Default
+		}
+		if len(s.in.Choices) == 0 {
+			s.in.Choices = in.Choices
+		}
+		if s.in.Format == "" {
+			s.in.Format = in.Format
+		}
+		return s
+	}
+	s := &slot{kind: kind, name: name, in: in, secret: secret}
+	b.slots[key] = s
+	b.order = append(b.order, s)
+	return s
+}
+
+// template makes the template of a value of the server.json: in.Value
+// with its {variables}, or the input itself when it has no value. A
+// secret container makes its variables secrets.
+func (b *builder) template(what, kind, name string, in model.InputWithVariables) (template, error) {
+	if in.Value == "" {
+		if err := checkInput(what, in.Input); err != nil {
+			return nil, err
+		}
+		return template{{slot: b.slot(kind, name, in.Input, in.IsSecret || looksSecret(name))}}, nil
+	}
+	if err := checkText(what, in.Value); err != nil {
+		return nil, err
+	}
+	var t template
+	rest := in.Value
+	for rest != "" {
+		m := placeholder.FindStringSubmatchIndex(rest)
+		if m == nil {
+			t = append(t, part{text: rest})
+			break
+		}
+		vn := rest[m[2]:m[3]]
+		v, ok := in.Variables[vn]
+		if !ok { // not a variable: the text as it is
+			t = append(t, part{text: rest[:m[1]]})
+			rest = rest[m[1]:]
+			continue
+		}
+		if err := checkInput(what+"'s variable "+vn, v); err != nil {
+			return nil, err
+		}
+		if v.Description == "" { // the variable is what the value is for
+			v.Description = in.Description
+		}
+		if m[0] > 0 {
+			t = append(t, part{text: rest[:m[0]]})
+		}
+		t = append(t, part{slot: b.slot("variable", vn, v, v.IsSecret || in.IsSecret || looksSecret(vn))})
+		rest = rest[m[1]:]
+	}
+	return t, nil
+}
+
+// plan decides what is asked (required inputs, or all with opts.All)
+// and makes the Plan.
+func (b *builder) plan(s *v0.ServerJSON) *Plan {
+	p := &Plan{Name: ConfigName(s.Name), JSON: s, Source: b.source, Notes: b.notes, slots: b.order, entry: b.entry}
+	var optional []*Input
+	for _, sl := range b.order {
+		want := sl.in.IsRequired || b.opts.All
+		if sl.secret {
+			sl.include = want
+			continue
+		}
+		if !want {
+			continue
+		}
+		sl.ask = &Input{Kind: sl.kind, Name: sl.name, Description: sl.in.Description, Required: sl.in.IsRequired,
+			Default: sl.in.Default, Choices: sl.in.Choices, Format: string(sl.in.Format)}
+		if sl.in.IsRequired {
+			p.Inputs = append(p.Inputs, sl.ask)
+		} else {
+			optional = append(optional, sl.ask)
+		}
+	}
+	p.Inputs = append(p.Inputs, optional...)
+	return p
+}
+
+// nameRefs names the variables of the secrets after p.Name, each once.
+func (p *Plan) nameRefs() {
+	used := map[string]bool{}
+	for _, sl := range p.slots {
+		if !sl.secret || !sl.include {
+			continue
+		}
+		ref := variableName(p.Name, sl.name)
+		for i := 2; used[ref]; i++ {
+			ref = fmt.Sprintf("%s_%d", variableName(p.Name, sl.name), i)
+		}
+		used[ref] = true
+		sl.ref = ref
+	}
+}
+
+// Variables are the environment variables the user sets for the
+// server, named after p.Name: one for each secret the entry needs.
+func (p *Plan) Variables() []Variable {
+	p.nameRefs()
+	var out []Variable
+	for _, sl := range p.slots {
+		if sl.secret && sl.include {
+			out = append(out, Variable{Name: sl.ref, For: sl.kind + " " + sl.name, Description: sl.in.Description, Required: sl.in.IsRequired})
+		}
+	}
+	return out
+}
+
+// Server returns the entry with the inputs given: an error matching
+// ErrAnswer says which required input is missing or which answer is
+// not one the input takes.
+func (p *Plan) Server() (*config.Server, error) {
+	p.nameRefs()
+	return p.entry()
+}
