@@ -143,6 +143,15 @@ const workerCode = 'fetch("FORBIDDEN/from-a-worker").then(() => postMessage("rea
   const img = document.createElement("img"); img.src = bravo + "/from-a-img.png"; document.body.appendChild(img);
   await new Promise((res) => { frame.onload = res; setTimeout(res, 20000); });
   r.frameBravo = attempt(() => frame.contentWindow.document.body.innerHTML);
+  // A frame it adds to its own proxy, unsandboxed: it inherits the
+  // proxy's sandbox, which the host page set.
+  r.unsandboxedFrame = await new Promise((res) => {
+    const f = parent.document.createElement("iframe");
+    f.srcdoc = "<script>let o, n; try { o = window.open('about:blank') ? 'opened' : 'nothing'; } catch (err) { o = 'blocked'; } try { top.location = 'about:blank#alpha'; n = 'navigated'; } catch (err) { n = 'blocked'; } parent.alphaResult = o + ',' + n;<\/script>";
+    f.onload = () => res(String(parent.alphaResult));
+    parent.document.body.appendChild(f);
+  });
+  r.serviceWorker = await attemptAsync(async () => (await navigator.serviceWorker.register("/sw.js")).scope);
   // Workers it starts itself run, and are bound by its CSP.
   r.dataWorker = await worker("data:text/javascript," + encodeURIComponent(workerCode));
   r.blobWorker = await worker(URL.createObjectURL(new Blob([workerCode], {type: "text/javascript"})));
@@ -198,6 +207,8 @@ func TestAViewCannotReachAnotherServersView(t *testing.T) {
 		"bravoViewStorage":     "blocked",
 		"documentDomain":       "blocked",
 		"asBravosProxy":        "blocked",
+		"unsandboxedFrame":     "nothing,blocked",
+		"serviceWorker":        "blocked",
 		"bravoToolThroughHost": -32001.0,
 		"storage":              "null",
 		"popup":                "nothing",
