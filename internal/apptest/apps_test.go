@@ -206,6 +206,21 @@ func probeServer(slow chan<- string) *mcptest.Server {
 	return srv
 }
 
+// muteServer serves a view that never says it is initialized, as one
+// whose scripts fail to load does.
+func muteServer() *mcptest.Server {
+	srv := &mcptest.Server{Name: "mute"}
+	srv.AddTool(mcp.Tool{Name: "show", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://mute/view.html"}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("shown"), nil
+		})
+	html := `<!DOCTYPE html><p>never ready</p>`
+	srv.AddResource(mcp.Resource{URI: "ui://mute/view.html", Name: "view", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &html}}}, nil
+	})
+	return srv
+}
+
 const echoView = `<!DOCTYPE html><html><body><pre id="got">[]</pre><script>
 const got = []; let next = 1; const pending = new Map();
 const show = () => { document.getElementById("got").textContent = JSON.stringify(got); };
@@ -234,7 +249,7 @@ func (r *rig) viewGot(t *testing.T, want string) string {
 func TestTheHostSpeaksTheWholeProtocolToAView(t *testing.T) {
 	r := newRig(t, rigOptions{build: map[string]func(*rig) *mcptest.Server{
 		"probe": func(r *rig) *mcptest.Server { return probeServer(r.slow) },
-	}})
+	}, servers: map[string]*mcptest.Server{"mute": muteServer()}})
 	r.show(t, "probe", "slow")
 	r.viewGot(t, `{"initialized":"slow"}`)
 
@@ -279,6 +294,19 @@ func TestTheHostSpeaksTheWholeProtocolToAView(t *testing.T) {
 		}
 		r.viewGot(t, `{"method":"ui/notifications/tool-cancelled","params":{"reason":"the user cancelled"}}`)
 		r.screenshot(t, "probe")
+	})
+	t.Run("a view that never initializes is removed, and opening it fails", func(t *testing.T) {
+		var got string
+		r.eval(t, `(async () => {
+			const cfg = JSON.parse(document.querySelector('meta[name="mcplug-host"]').content);
+			const host = new McpAppsHost({api: "api", token: cfg.token, initTimeout: 300});
+			const box = document.createElement("div");
+			document.body.appendChild(box);
+			const hung = new Promise((res) => setTimeout(() => res("still opening after 20 s"), 20000));
+			const opened = host.open(box, {server: "mute", tool: "show"}).then(() => "opened", (err) => err.message + "; frames " + box.querySelectorAll("iframe").length + ", views " + host.views.size);
+			return Promise.race([opened, hung]);
+		})()`, &got)
+		assert.Equal(t, "the view did not initialize within 0.3 s; frames 0, views 0", got)
 	})
 	t.Run("teardown is a request the view answers", func(t *testing.T) {
 		var answered bool

@@ -13,6 +13,7 @@
 const PROTOCOL_VERSION = "2026-01-26";
 const MAX_HEIGHT = 6000; // px: a view cannot grow past it
 const TEARDOWN_WAIT = 2000; // ms a view has to answer ui/resource-teardown
+const INIT_WAIT = 30000; // ms a view has to say ui/notifications/initialized
 const RATE = 100, BURST = 200; // messages a view may send a second
 const MAX_LOG = 500; // entries of a view's log kept, the latest
 
@@ -45,12 +46,24 @@ class McpAppsHost {
 
   tools() { return this.api("GET", "/tools"); }
 
-  // open shows the view of the app tool (server, tool) in container.
+  // open shows the view of the app tool (server, tool) in container. A
+  // view that does not initialize within initTimeout is removed, and
+  // open fails.
   async open(container, { server, tool, theme }) {
     const info = await this.api("POST", "/views", { server, tool });
     const view = new McpAppView(this, container, info, { theme });
     this.views.add(view);
-    await view.ready;
+    const wait = this.opts.initTimeout || INIT_WAIT;
+    let timer;
+    const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("the view did not initialize within " + wait / 1000 + " s")), wait); });
+    try {
+      await Promise.race([view.ready, late]);
+    } catch (err) {
+      await view.teardown();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
     return view;
   }
 }
@@ -85,6 +98,7 @@ class McpAppView {
     this.frame = frame;
     this.sandboxOrigin = new URL(info.sandbox).origin;
     this.ready = new Promise((resolve, reject) => { this.resolveReady = resolve; this.rejectReady = reject; });
+    this.ready.catch(() => {}); // a view closed before it was ready: open says so
     this.listener = (e) => this.receive(e);
     window.addEventListener("message", this.listener);
     container.appendChild(frame);
