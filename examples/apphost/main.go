@@ -7,9 +7,11 @@
 //	go run ./examples/apphost [-addr 127.0.0.1:0] [-config FILE]
 //
 // It prints the page's address. The views run in a sandbox on a second
-// port (another origin), with only what their servers declared. Project
-// servers the user has not approved stay off, as in Claude Code; -approve
-// approves them for this run.
+// port, each server's on an origin of its own (a name under localhost,
+// http://<label>.localhost:PORT, which browsers resolve to the loopback
+// address), with only what their servers declared. Project servers the
+// user has not approved stay off, as in Claude Code; -approve approves
+// them for this run.
 package main
 
 import (
@@ -41,7 +43,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("apphost", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:0", "the page's address (the sandbox takes another port of the same host)")
+	addr := fs.String("addr", "127.0.0.1:0", "the page's address (the sandbox takes a port of 127.0.0.1, reached as *.localhost by a browser on this machine)")
 	file := fs.String("config", "", "a .mcp.json-shaped file to read instead of the current directory's config")
 	approve := fs.Bool("approve", false, "approve the project's servers for this run")
 	if err := fs.Parse(args); err != nil {
@@ -73,16 +75,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "apphost:", err)
 		return 1
 	}
-	host, _, _ := net.SplitHostPort(page.Addr().String())
-	box, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	// The sandbox's names are under localhost: its listener is on the
+	// loopback address, whatever the page's.
+	box, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		page.Close()
 		fmt.Fprintln(stderr, "apphost:", err)
 		return 1
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	_, boxPort, _ := net.SplitHostPort(box.Addr().String())
 	h := apps.New(m, &apps.Options{
-		SandboxOrigin: "http://" + box.Addr().String(),
+		SandboxOrigin: "http://*.localhost:" + boxPort,
 		Logger:        logger,
 		Message: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content) error {
 			fmt.Fprintf(stdout, "%s says: %s\n", printable(v.Server), text(content))

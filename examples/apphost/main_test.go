@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -56,7 +57,8 @@ func TestItServesThePageOfTheConfiguredServersApps(t *testing.T) {
 	require.NotNil(t, m)
 	var pc struct{ Token, SandboxOrigin string }
 	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &pc))
-	assert.NotEqual(t, strings.TrimSuffix(addr, "/"), pc.SandboxOrigin, "the sandbox is another origin")
+	assert.Regexp(t, `^http://\*\.localhost:[0-9]+$`, pc.SandboxOrigin, "each server's views run on a name under localhost")
+	sandboxPort := strings.TrimPrefix(pc.SandboxOrigin, "http://*.localhost:")
 
 	req, _ := http.NewRequest("GET", addr+"api/tools", nil)
 	req.Header.Set("X-Mcplug-Host", pc.Token)
@@ -66,6 +68,27 @@ func TestItServesThePageOfTheConfiguredServersApps(t *testing.T) {
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&tools))
 	res.Body.Close()
 	assert.Equal(t, []struct{ Server, Name, ResourceURI string }{{"app", "show", "ui://app/view.html"}}, tools)
+
+	// A view's proxy is served on its server's name under localhost, on
+	// the loopback address, as a browser reaches it.
+	req, _ = http.NewRequest("POST", addr+"api/views", strings.NewReader(`{"server":"app","tool":"show"}`))
+	req.Header.Set("X-Mcplug-Host", pc.Token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var view struct{ Sandbox string }
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&view))
+	res.Body.Close()
+	require.Regexp(t, `^http://[0-9a-f]{32}\.localhost:`+sandboxPort+`/sandbox/[0-9a-f]+$`, view.Sandbox)
+	loopback := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, "127.0.0.1:"+sandboxPort)
+	}}}
+	defer loopback.CloseIdleConnections()
+	res, err = loopback.Get(view.Sandbox)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors "+strings.TrimSuffix(addr, "/"))
 
 	cancel()
 	select {

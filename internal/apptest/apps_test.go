@@ -3,240 +3,20 @@ package apptest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/apps"
-	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// rig is a Manager of the example servers and a hostile one, an
-// apps.Host serving them, and a browser on the host page.
-type rig struct {
-	m         *mcp.Manager
-	hostURL   string
-	ctx       context.Context // the browser tab's
-	messages  chan string     // ui/message texts the Go host received
-	contexts  chan string     // ui/update-model-context texts the Go host received
-	forbidden *atomic.Int32   // requests that reached the origin no CSP names
-	slow      chan string     // the probe's slow tool: "started", then "cancelled"
-}
-
-func newRig(t *testing.T) *rig {
-	exe, env := browser(t)
-	servers := exampleServers(t)
-
-	cfgFile := filepath.Join(t.TempDir(), "mcp.json")
-	entries := map[string]any{}
-	for name, file := range servers {
-		entries[strings.TrimPrefix(name, "server-")] = map[string]any{"command": "node", "args": []string{file, "--stdio"}}
-	}
-	b, err := json.Marshal(map[string]any{"mcpServers": entries})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(cfgFile, b, 0o600))
-	cfg, err := config.LoadFile(cfgFile)
-	require.NoError(t, err)
-
-	r := &rig{messages: make(chan string, 100), contexts: make(chan string, 100), forbidden: new(atomic.Int32), slow: make(chan string, 10)}
-	forbidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.forbidden.Add(1)
-		w.Header().Set("Access-Control-Allow-Origin", "*")
-		fmt.Fprint(w, "you should not see this")
-	}))
-	t.Cleanup(forbidden.Close)
-	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Access-Control-Allow-Origin", "*")
-		fmt.Fprint(w, "allowed")
-	}))
-	t.Cleanup(allowed.Close)
-
-	r.m = mcp.NewManager(cfg, &mcp.ManagerOptions{Extensions: mcp.UIExtension(), Logger: slog.New(slog.DiscardHandler), ConnectTimeout: 60 * time.Second})
-	t.Cleanup(func() { r.m.Close() })
-	require.NoError(t, r.m.Add("hostile", hostileServer(allowed.URL, forbidden.URL).Transport()))
-	require.NoError(t, r.m.Add("probe", probeServer(r.slow).Transport()))
-
-	// Two listeners, two origins: the page and the sandbox.
-	var h *apps.Host
-	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { h.Sandbox().ServeHTTP(w, req) }))
-	t.Cleanup(sandbox.Close)
-	h = apps.New(r.m, &apps.Options{
-		SandboxOrigin: sandbox.URL,
-		Message: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content) error {
-			for _, c := range content {
-				select {
-				case r.messages <- v.Server + ": " + c.Text:
-				default:
-				}
-			}
-			return nil
-		},
-		UpdateModelContext: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content, structured json.RawMessage) error {
-			for _, c := range content {
-				select {
-				case r.contexts <- v.Server + ": " + c.Text:
-				default:
-				}
-			}
-			return nil
-		},
-	})
-	hostSrv := httptest.NewServer(h)
-	t.Cleanup(hostSrv.Close)
-	r.hostURL = hostSrv.URL + "/"
-
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	t.Cleanup(cancel)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", "shell"),
-		chromedp.NoSandbox,
-		chromedp.Flag("single-process", true),
-		chromedp.Flag("no-zygote", true),
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-site-isolation-trials", true),
-		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process"),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 900),
-		chromedp.Env(env...),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(acancel)
-	tab, tcancel := chromedp.NewContext(actx)
-	t.Cleanup(tcancel)
-	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(r.hostURL)))
-	_, err = chromedp.Run(tab, chromedp.Poll[bool](`window.mcplugPage && window.mcplugPage.tools && window.mcplugPage.tools.length >= 4`, chromedp.WithPollingTimeout(90*time.Second)))
-	require.NoError(t, err, "the page lists the app tools")
-	r.ctx = tab
-	return r
-}
-
-// eval runs js in the host page and decodes its value into out (js may
-// return a promise).
-func (r *rig) eval(t *testing.T, js string, out any) {
-	t.Helper()
-	raw, err := chromedp.Run(r.ctx, chromedp.Evaluate[json.RawMessage](js, chromedp.EvalAwaitPromise))
-	require.NoError(t, err, "evaluating %s", js)
-	require.NoError(t, json.Unmarshal(raw, out))
-}
-
-// open shows the view of a tool and calls the tool with args.
-func (r *rig) open(t *testing.T, server, tool, args string) {
-	t.Helper()
-	var ok bool
-	r.eval(t, fmt.Sprintf(`(async () => {
-		const tool = mcplugPage.tools.find((t) => t.server === %q && t.name === %q);
-		const view = await mcplugPage.select(tool);
-		if (!view) return false;
-		document.getElementById("args").value = %q;
-		await mcplugPage.call();
-		return true;
-	})()`, server, tool, args), &ok)
-	require.True(t, ok, "the view of %s/%s opened", server, tool)
-}
-
-// show shows the view of a tool without calling it.
-func (r *rig) show(t *testing.T, server, tool string) {
-	t.Helper()
-	var ok bool
-	r.eval(t, fmt.Sprintf(`(async () => {
-		const tool = mcplugPage.tools.find((t) => t.server === %q && t.name === %q);
-		return !!(await mcplugPage.select(tool));
-	})()`, server, tool), &ok)
-	require.True(t, ok, "the view of %s/%s opened", server, tool)
-}
-
-// logHas waits until the view's message log has a message matching the
-// JavaScript predicate over e (one log entry: {from|to, msg}).
-func (r *rig) logHas(t *testing.T, what, pred string) {
-	t.Helper()
-	_, err := chromedp.Run(r.ctx, chromedp.Poll[bool](`mcplugPage.view && mcplugPage.view.log.some((e) => `+pred+`)`, chromedp.WithPollingTimeout(60*time.Second)))
-	if err != nil {
-		var log string
-		r.eval(t, `JSON.stringify(mcplugPage.view ? mcplugPage.view.log.map((e) => (e.from ? "< " : e.to ? "> " : "! ") + JSON.stringify(e.msg || e.refused).slice(0, 200)) : [])`, &log)
-		t.Fatalf("the log never had %s: %v\n%s", what, err, log)
-	}
-}
-
-// inView runs js in the document of the view (the srcdoc frame inside the
-// sandbox proxy) and returns its string value.
-func (r *rig) inView(t *testing.T, js string) string {
-	t.Helper()
-	out, err := chromedp.Run(r.ctx, func(ctx context.Context, tg *chromedp.Target) (string, error) {
-		tree, err := cdp.Call(ctx, tg, page.GetFrameTree, cdp.Empty{})
-		if err != nil {
-			return "", err
-		}
-		var find func(*page.FrameTree) *page.FrameTree
-		find = func(ft *page.FrameTree) *page.FrameTree {
-			if ft.Frame.URL == "about:srcdoc" {
-				return ft
-			}
-			for _, c := range ft.ChildFrames {
-				if f := find(c); f != nil {
-					return f
-				}
-			}
-			return nil
-		}
-		f := find(tree.FrameTree)
-		if f == nil {
-			return "", fmt.Errorf("no view frame")
-		}
-		world, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.Frame.ID})
-		if err != nil {
-			return "", err
-		}
-		yes := true
-		res, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: js, ContextID: world.ExecutionContextID, AwaitPromise: &yes, ReturnByValue: &yes})
-		if err != nil {
-			return "", err
-		}
-		if res.ExceptionDetails != nil {
-			return "", fmt.Errorf("%s", res.ExceptionDetails.Text)
-		}
-		var out string
-		err = json.Unmarshal(res.Result.Value, &out)
-		return out, err
-	})
-	require.NoError(t, err)
-	return out
-}
-
-// screenshot saves the view as an artefact, and to $MCPLUG_SCREENSHOTS
-// when set.
-func (r *rig) screenshot(t *testing.T, name string) {
-	t.Helper()
-	png, err := chromedp.Run(r.ctx, chromedp.Screenshot(chromedp.CSS("body")))
-	require.NoError(t, err)
-	require.NotEmpty(t, png)
-	require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), name+".png"), png, 0o644))
-	if dir := os.Getenv("MCPLUG_SCREENSHOTS"); dir != "" {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
-	}
-}
-
 func TestOfficialViewsRenderAndTalkToTheirServers(t *testing.T) {
-	r := newRig(t)
+	r := newRig(t, rigOptions{examples: []string{"server-basic-vanillajs", "server-budget-allocator", "server-system-monitor"}})
 
 	t.Run("basic-vanillajs: input, result, and a call the view makes", func(t *testing.T) {
 		r.open(t, "basic-vanillajs", "get-time", "{}")
@@ -313,22 +93,6 @@ func TestOfficialViewsRenderAndTalkToTheirServers(t *testing.T) {
 	})
 }
 
-// pollView polls js in the view until ok holds of its value.
-func (r *rig) pollView(t *testing.T, js string, ok func(string) bool) string {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		v := r.inView(t, `String(`+js+`)`)
-		if ok(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the view never showed what was expected; last: %q", v)
-		}
-		require.NoError(t, chromedp.Do(r.ctx, chromedp.Sleep(50*time.Millisecond)))
-	}
-}
-
 // hostileServer serves a view that tries what a view must not: calling a
 // tool hidden from apps, reaching an origin its CSP does not declare,
 // flooding the host, sending what is not JSON-RPC. It reports what it
@@ -379,7 +143,9 @@ const ask = (method, params) => new Promise((resolve) => { const id = next++; pe
 </script></body></html>`
 
 func TestAHostileViewIsRefusedAndHarmsNothing(t *testing.T) {
-	r := newRig(t)
+	r := newRig(t, rigOptions{examples: []string{"server-basic-vanillajs"}, build: map[string]func(*rig) *mcptest.Server{
+		"hostile": func(r *rig) *mcptest.Server { return hostileServer(r.allowed, r.forbid) },
+	}})
 	r.open(t, "hostile", "show", "{}")
 	var report map[string]any
 	select {
@@ -440,6 +206,21 @@ func probeServer(slow chan<- string) *mcptest.Server {
 	return srv
 }
 
+// muteServer serves a view that never says it is initialized, as one
+// whose scripts fail to load does.
+func muteServer() *mcptest.Server {
+	srv := &mcptest.Server{Name: "mute"}
+	srv.AddTool(mcp.Tool{Name: "show", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://mute/view.html"}}`)},
+		func(ctx context.Context, r *mcptest.Request) (*mcp.CallToolResult, error) {
+			return mcptest.TextResult("shown"), nil
+		})
+	html := `<!DOCTYPE html><p>never ready</p>`
+	srv.AddResource(mcp.Resource{URI: "ui://mute/view.html", Name: "view", MimeType: mcp.MIMETypeApp}, func(ctx context.Context, r *mcptest.Request) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: r.URI, MimeType: mcp.MIMETypeApp, Text: &html}}}, nil
+	})
+	return srv
+}
+
 const echoView = `<!DOCTYPE html><html><body><pre id="got">[]</pre><script>
 const got = []; let next = 1; const pending = new Map();
 const show = () => { document.getElementById("got").textContent = JSON.stringify(got); };
@@ -466,7 +247,9 @@ func (r *rig) viewGot(t *testing.T, want string) string {
 }
 
 func TestTheHostSpeaksTheWholeProtocolToAView(t *testing.T) {
-	r := newRig(t)
+	r := newRig(t, rigOptions{build: map[string]func(*rig) *mcptest.Server{
+		"probe": func(r *rig) *mcptest.Server { return probeServer(r.slow) },
+	}, servers: map[string]*mcptest.Server{"mute": muteServer()}})
 	r.show(t, "probe", "slow")
 	r.viewGot(t, `{"initialized":"slow"}`)
 
@@ -511,6 +294,19 @@ func TestTheHostSpeaksTheWholeProtocolToAView(t *testing.T) {
 		}
 		r.viewGot(t, `{"method":"ui/notifications/tool-cancelled","params":{"reason":"the user cancelled"}}`)
 		r.screenshot(t, "probe")
+	})
+	t.Run("a view that never initializes is removed, and opening it fails", func(t *testing.T) {
+		var got string
+		r.eval(t, `(async () => {
+			const cfg = JSON.parse(document.querySelector('meta[name="mcplug-host"]').content);
+			const host = new McpAppsHost({api: "api", token: cfg.token, initTimeout: 300});
+			const box = document.createElement("div");
+			document.body.appendChild(box);
+			const hung = new Promise((res) => setTimeout(() => res("still opening after 20 s"), 20000));
+			const opened = host.open(box, {server: "mute", tool: "show"}).then(() => "opened", (err) => err.message + "; frames " + box.querySelectorAll("iframe").length + ", views " + host.views.size);
+			return Promise.race([opened, hung]);
+		})()`, &got)
+		assert.Equal(t, "the view did not initialize within 0.3 s; frames 0, views 0", got)
 	})
 	t.Run("teardown is a request the view answers", func(t *testing.T) {
 		var answered bool

@@ -16,7 +16,8 @@ const (
 )
 
 // examples are the official example App servers the tests render.
-var examples = []string{"server-basic-vanillajs", "server-budget-allocator", "server-system-monitor"}
+var examples = []string{"server-basic-vanillajs", "server-budget-allocator", "server-system-monitor",
+	"server-basic-vue", "server-basic-react", "server-pdf", "server-debug", "server-cohort-heatmap"}
 
 // cacheDir is a folder of the user's cache, made if needed.
 func cacheDir(t *testing.T, name string) string {
@@ -97,13 +98,17 @@ func exampleServers(t *testing.T) map[string]string {
 	t.Helper()
 	dir := cacheDir(t, "mcplug-app-examples-"+examplesVersion)
 	var pkgs []string
+	out := map[string]string{}
+	missing := ""
 	for _, e := range examples {
 		pkgs = append(pkgs, "@modelcontextprotocol/"+e+"@"+examplesVersion)
-	}
-	npmInstall(t, dir, "node_modules/@modelcontextprotocol/"+examples[len(examples)-1]+"/dist/index.js", pkgs...)
-	out := map[string]string{}
-	for _, e := range examples {
 		out[e] = filepath.Join(dir, "node_modules", "@modelcontextprotocol", e, "dist", "index.js")
+		if _, err := os.Stat(out[e]); err != nil && missing == "" {
+			missing = out[e]
+		}
+	}
+	if missing != "" {
+		npmInstall(t, dir, missing, pkgs...)
 	}
 	return out
 }

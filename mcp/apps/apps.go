@@ -1,21 +1,24 @@
 // Package apps renders MCP Apps (the io.modelcontextprotocol/ui
 // extension) in a Go web program: a Host is an http.Handler serving a
 // page that lists the app tools of a Manager's servers, calls them, and
-// shows their views, each in a sandboxed iframe on a separate origin
-// (the Sandbox handler), under the Content-Security-Policy its server
-// declared. The page speaks the extension's ui/* protocol to views built
-// with the official App SDK, and proxies a view's tools/call and
-// resources/read to its own server through the Manager, which lets a view
-// call only the tools its server makes visible to apps.
+// shows their views, each in a sandboxed iframe on an origin of its
+// server's own (the Sandbox handler), under the Content-Security-Policy
+// its server declared. The page speaks the extension's ui/* protocol to
+// views built with the official App SDK, and proxies a view's tools/call
+// and resources/read to its own server through the Manager, which lets a
+// view call only the tools its server makes visible to apps.
 //
 //	m := mcp.NewManager(cfg, &mcp.ManagerOptions{Extensions: mcp.UIExtension()})
-//	host := apps.New(m, &apps.Options{SandboxOrigin: "http://127.0.0.1:8081"})
+//	host := apps.New(m, &apps.Options{SandboxOrigin: "http://*.localhost:8081"})
 //	go http.ListenAndServe("127.0.0.1:8081", host.Sandbox())
 //	http.ListenAndServe("127.0.0.1:8080", host)
 //
-// The host page and the sandbox must be on different origins (another
-// port will do); the sandbox serves a view only to a frame of the host
-// origin, and the host's API answers only its own page.
+// The views of each server run on an origin of their own, a name under
+// the sandbox's wildcard (http://3f9a….localhost:8081): browsers resolve
+// every name under localhost to the loopback address, so the listener of
+// the Sandbox handler answers them all. The sandbox serves a view only to
+// a frame of the host page's origin, and the host's API answers only its
+// own page.
 package apps
 
 import (
@@ -70,8 +73,17 @@ const (
 
 // Options configure a Host; nil means the defaults.
 type Options struct {
-	// SandboxOrigin is the origin (scheme://host:port) the Sandbox
-	// handler is served on; it must not be the host page's. Required.
+	// SandboxOrigin is where views run: an http or https origin whose
+	// host name is a wildcard, "*." and a domain ("http://*.localhost:8081").
+	// The views of each server run on the origin the wildcard names with a
+	// label of that server's own (32 hex digits, a keyed hash of the
+	// server's name, fixed for the Host's life), so that views of
+	// different servers are as foreign to one another as two sites. The
+	// Sandbox handler must be reachable at every name under the domain,
+	// on the port given: under localhost a browser resolves them all to
+	// the loopback address; another domain needs a wildcard DNS record
+	// (and, with https, a wildcard certificate). Required; New panics
+	// without it.
 	SandboxOrigin string
 
 	// HostInfo names the host to views (ui/initialize); nil means
@@ -81,19 +93,29 @@ type Options struct {
 	// Message receives a view's ui/message (content for the
 	// conversation, as if the user wrote it); nil refuses it (the view
 	// gets isError). UpdateModelContext receives ui/update-model-context
-	// (what the model should know of the view next turn); nil refuses it.
+	// (what the model should know of the view next turn); nil refuses it
+	// (CodeMethodNotFound). Either is declared to views only when set.
 	Message            func(ctx context.Context, v *ViewInfo, content []mcp.Content) error
 	UpdateModelContext func(ctx context.Context, v *ViewInfo, content []mcp.Content, structured json.RawMessage) error
+
+	// ContentTypes are the types of content block ("text", "image",
+	// "audio", "resource", "resource_link") a view may send in ui/message
+	// and ui/update-model-context; the Host declares them to views, and a
+	// message with a block of another type is refused with
+	// CodeInvalidParams before it reaches Message or UpdateModelContext.
+	// Nil means text alone. New panics on a type it does not know.
+	ContentTypes []string
 
 	// Permissions decides which of the browser permissions a view asks
 	// for (its _meta.ui.permissions) it gets; nil grants none.
 	Permissions func(v *ViewInfo) *mcp.ResourcePermissions
 
-	// Hosts are the host names (with or without a port) the page and the
-	// sandbox answer to; a request naming another host in its Host header
-	// is refused, so that a site whose name a DNS rebinding pointed at
-	// this program cannot read the page. Nil means the loopback names:
-	// localhost, 127.0.0.1 and ::1, on any port.
+	// Hosts are the host names (with or without a port) the page answers
+	// to; a request naming another host in its Host header is refused,
+	// so that a site whose name a DNS rebinding pointed at this program
+	// cannot read the page. Nil means the loopback names: localhost,
+	// 127.0.0.1 and ::1, on any port. (The sandbox answers only the names
+	// of SandboxOrigin that belong to a server.)
 	Hosts []string
 
 	Logger *slog.Logger
@@ -112,8 +134,9 @@ type ViewInfo struct {
 type Host struct {
 	m       *mcp.Manager
 	opts    Options
-	sandbox *url.URL
-	token   string // the page's key to the API
+	sandbox sandboxOrigins
+	types   map[string]bool // content types views may send
+	token   string          // the page's key to the API
 	logger  *slog.Logger
 	mux     *http.ServeMux
 
@@ -131,23 +154,28 @@ type session struct {
 	csp        string
 	allow      string // the iframe's allow attribute
 	hostOrigin string // of the page that opened it
+	label      string // of the sandbox origin of the view's server
 	limiter    *rate.Limiter
 	inFlight   chan struct{}
 }
 
 // New returns a Host for the app tools of m. It panics if
-// opts.SandboxOrigin is not an http or https origin.
+// opts.SandboxOrigin is not an http or https origin with a wildcard host
+// name, or opts.ContentTypes names a type it does not know.
 func New(m *mcp.Manager, opts *Options) *Host {
 	h := &Host{m: m, views: map[string]*session{}}
 	if opts != nil {
 		h.opts = *opts
 	}
-	u, err := url.Parse(h.opts.SandboxOrigin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-		panic(fmt.Sprintf("apps: SandboxOrigin %q is not an origin (scheme://host:port)", h.opts.SandboxOrigin))
+	sb, err := parseSandboxOrigin(h.opts.SandboxOrigin)
+	if err != nil {
+		panic(err.Error())
 	}
-	u.Path = ""
-	h.sandbox = u
+	h.sandbox = sb
+	h.types, err = contentTypes(h.opts.ContentTypes)
+	if err != nil {
+		panic(err.Error())
+	}
 	if h.opts.HostInfo == nil {
 		h.opts.HostInfo = &mcp.Implementation{Name: "mcplug", Version: "1"}
 	}
@@ -222,9 +250,9 @@ func secure(w http.ResponseWriter) {
 
 func (h *Host) page(w http.ResponseWriter, r *http.Request) {
 	b, _ := assets.ReadFile("assets/index.html")
-	cfg, _ := json.Marshal(map[string]string{"token": h.token, "sandboxOrigin": h.sandbox.String()})
+	cfg, _ := json.Marshal(map[string]string{"token": h.token, "sandboxOrigin": h.sandbox.pattern()})
 	// The page's own CSP: its scripts and nothing else; frames only from the sandbox.
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; frame-src "+h.sandbox.String()+"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; frame-src "+h.sandbox.pattern()+"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	page := strings.Replace(string(b), "{{config}}", htmlAttr(string(cfg)), 1)
 	fmt.Fprint(w, page)
@@ -331,12 +359,15 @@ type openAnswer struct {
 	ID            string                   `json:"id"`
 	HTML          string                   `json:"html"`
 	Tool          mcp.Tool                 `json:"tool"`
-	CSP           *mcp.ResourceCSP         `json:"csp,omitempty"`
+	CSP           *mcp.ResourceCSP         `json:"csp,omitempty"` // what of the view's CSP the host applied
 	Permissions   *mcp.ResourcePermissions `json:"permissions,omitempty"`
 	Allow         string                   `json:"allow"`
 	PrefersBorder bool                     `json:"prefersBorder"`
 	Sandbox       string                   `json:"sandbox"` // the proxy's URL
 	HostInfo      *mcp.Implementation      `json:"hostInfo"`
+	// HostCapabilities are those the Go host serves (message,
+	// updateModelContext), for the page's answer to ui/initialize.
+	HostCapabilities map[string]any `json:"hostCapabilities"`
 }
 
 func (h *Host) open(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -382,16 +413,18 @@ func (h *Host) open(w http.ResponseWriter, r *http.Request) (any, error) {
 	}
 	var dropped []string
 	s.hostOrigin = h.hostOrigin(r)
-	if s.hostOrigin == h.sandbox.String() {
-		return nil, &apiError{http.StatusBadRequest, "apps: the host page is on the sandbox's origin; serve the Sandbox handler on another origin"}
+	if _, under := h.sandbox.under(r.Host); under {
+		return nil, &apiError{http.StatusBadRequest, "apps: the host page is on a name of the sandbox's; serve the page under another name or port than SandboxOrigin's"}
 	}
-	s.csp, dropped = policy(csp)
+	s.csp, csp, dropped = policy(csp, &h.sandbox)
 	for _, d := range dropped {
-		h.logger.Warn("apps: a view's CSP names a source that is not an origin; left out", "server", tool.Server, "view", view.URI, "source", logged(d))
+		h.logger.Warn("apps: a view's CSP names a source that is not an origin, or a sandbox's; left out", "server", tool.Server, "view", view.URI, "source", logged(d))
 	}
 	s.allow = allowList(perms)
+	s.label = h.sandbox.label(tool.Server)
 	h.add(s)
-	a := &openAnswer{ID: s.info.ID, HTML: view.HTML, Tool: tool.Tool, CSP: csp, Permissions: perms, Allow: s.allow, Sandbox: h.sandbox.String() + "/sandbox/" + s.info.ID, HostInfo: h.opts.HostInfo}
+	a := &openAnswer{ID: s.info.ID, HTML: view.HTML, Tool: tool.Tool, CSP: csp, Permissions: perms, Allow: s.allow, Sandbox: h.sandbox.origin(s.label) + "/sandbox/" + s.info.ID, HostInfo: h.opts.HostInfo,
+		HostCapabilities: h.capabilities()}
 	a.PrefersBorder = view.UI != nil && view.UI.PrefersBorder != nil && *view.UI.PrefersBorder
 	return a, nil
 }
@@ -466,37 +499,4 @@ func (h *Host) call(w http.ResponseWriter, r *http.Request) (any, error) {
 		return nil, err
 	}
 	return res, nil
-}
-
-// Sandbox returns the handler of the sandbox origin: the proxy page of
-// each open view (/sandbox/{id}), under the view's CSP, framed only by the
-// host page. Serve it on Options.SandboxOrigin.
-func (h *Host) Sandbox() http.Handler {
-	return http.HandlerFunc(h.serveSandbox)
-}
-
-func (h *Host) serveSandbox(w http.ResponseWriter, r *http.Request) {
-	secure(w)
-	if !h.allowedHost(r.Host) {
-		http.Error(w, "apps: not a host name this sandbox answers to", http.StatusMisdirectedRequest)
-		return
-	}
-	id, ok := strings.CutPrefix(r.URL.Path, "/sandbox/")
-	if r.Method != http.MethodGet || !ok {
-		http.NotFound(w, r)
-		return
-	}
-	s, err := h.session(id)
-	if err != nil {
-		http.NotFound(w, r)
-		return
-	}
-	hostOrigin := s.hostOrigin
-	b, _ := assets.ReadFile("assets/sandbox.html")
-	cfg, _ := json.Marshal(map[string]string{"hostOrigin": hostOrigin, "allow": s.allow})
-	// The view's CSP, which the view's document inherits, and frames of
-	// the host's origin only.
-	w.Header().Set("Content-Security-Policy", s.csp+"; frame-ancestors "+hostOrigin)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	fmt.Fprint(w, strings.Replace(string(b), "{{config}}", htmlAttr(string(cfg)), 1))
 }

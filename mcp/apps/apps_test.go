@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -23,12 +24,15 @@ import (
 	"go.uber.org/goleak"
 )
 
-// fixture is a Host over one fake server with a view, served on two
-// origins, and the page's key.
+// fixture is a Host over two fake servers with views ("fake" and
+// "other"), its page and its sandbox served on two listeners, and the
+// page's key.
 type fixture struct {
 	host     *apps.Host
 	page     *httptest.Server
 	sandbox  *httptest.Server
+	origin   string // SandboxOrigin: http://*.localhost:PORT
+	client   *http.Client
 	token    string
 	messages chan []mcp.Content
 	release  chan struct{} // lets the server's "block" calls end
@@ -74,17 +78,27 @@ func newFixture(t *testing.T, viewMeta string, opts *apps.Options) *fixture {
 	f := &fixture{messages: make(chan []mcp.Content, 10), release: make(chan struct{})}
 	f.m = mcp.NewManager(nil, &mcp.ManagerOptions{Extensions: mcp.UIExtension(), Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, f.m.Add("fake", appServer(f.release, viewMeta).Transport()))
+	require.NoError(t, f.m.Add("other", appServer(f.release, "").Transport()))
 	var h *apps.Host
 	f.sandbox = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.Sandbox().ServeHTTP(w, r) }))
+	// Every name reaches the sandbox's listener, as every name under
+	// localhost reaches the loopback address in a browser.
+	dial := f.sandbox.Listener.Addr().String()
+	f.client = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, dial)
+	}}}
 	if opts == nil {
 		opts = &apps.Options{}
 	}
-	opts.SandboxOrigin = f.sandbox.URL
+	_, port, _ := net.SplitHostPort(dial)
+	f.origin = "http://*.localhost:" + port
+	opts.SandboxOrigin = f.origin
 	h = apps.New(f.m, opts)
 	f.host = h
 	f.page = httptest.NewServer(h)
 	t.Cleanup(func() {
 		f.page.Close()
+		f.client.CloseIdleConnections()
 		f.sandbox.Close()
 		f.m.Close()
 		goleak.VerifyNone(t, leaks)
@@ -97,9 +111,18 @@ func newFixture(t *testing.T, viewMeta string, opts *apps.Options) *fixture {
 	require.NotNil(t, m, "the page carries its config")
 	var cfg struct{ Token, SandboxOrigin string }
 	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &cfg))
-	require.Equal(t, f.sandbox.URL, cfg.SandboxOrigin)
+	require.Equal(t, f.origin, cfg.SandboxOrigin)
 	f.token = cfg.Token
 	return f
+}
+
+// getSandbox asks the sandbox for url, as a browser at url's name would.
+func (f *fixture) getSandbox(t *testing.T, url string) *http.Response {
+	t.Helper()
+	res, err := f.client.Get(url)
+	require.NoError(t, err)
+	res.Body.Close()
+	return res
 }
 
 // do calls the API as the page does, and decodes the answer into out.
@@ -128,13 +151,28 @@ type opened struct {
 	ID, HTML, Sandbox, Allow string
 	PrefersBorder            bool
 	Tool                     mcp.Tool
+	CSP                      *mcp.ResourceCSP
 }
 
 func (f *fixture) open(t *testing.T) opened {
 	t.Helper()
+	return f.openOf(t, "fake")
+}
+
+// openOf opens the view of a server's "show".
+func (f *fixture) openOf(t *testing.T, server string) opened {
+	t.Helper()
 	var o opened
-	require.Equal(t, http.StatusOK, f.do(t, "POST", "/views", map[string]string{"server": "fake", "tool": "show"}, &o))
+	require.Equal(t, http.StatusOK, f.do(t, "POST", "/views", map[string]string{"server": server, "tool": "show"}, &o))
 	return o
+}
+
+// sandboxOrigin is the origin of the proxy of an opened view.
+func sandboxOrigin(t *testing.T, o opened) string {
+	t.Helper()
+	origin, ok := strings.CutSuffix(o.Sandbox, "/sandbox/"+o.ID)
+	require.True(t, ok, o.Sandbox)
+	return origin
 }
 
 type answer struct {
@@ -157,13 +195,14 @@ func TestThePageListsAppToolsAndOpensTheirViews(t *testing.T) {
 	f := newFixture(t, `{"ui":{"prefersBorder":true}}`, nil)
 	var tools []struct{ Server, Name, ResourceURI string }
 	require.Equal(t, http.StatusOK, f.do(t, "GET", "/tools", nil, &tools))
-	assert.Equal(t, []struct{ Server, Name, ResourceURI string }{{"fake", "show", "ui://fake/view.html"}}, tools, "tools for apps alone are not the page's to call")
+	assert.ElementsMatch(t, []struct{ Server, Name, ResourceURI string }{{"fake", "show", "ui://fake/view.html"}, {"other", "show", "ui://fake/view.html"}}, tools, "tools for apps alone are not the page's to call")
 
 	o := f.open(t)
 	assert.Equal(t, "<p>the view</p>", o.HTML)
 	assert.Equal(t, "show", o.Tool.Name)
 	assert.True(t, o.PrefersBorder)
-	assert.Equal(t, f.sandbox.URL+"/sandbox/"+o.ID, o.Sandbox)
+	_, port, _ := net.SplitHostPort(f.sandbox.Listener.Addr().String())
+	assert.Regexp(t, `^http://[0-9a-f]{32}\.localhost:`+port+`/sandbox/`+o.ID+`$`, o.Sandbox)
 
 	var res mcp.CallToolResult
 	require.Equal(t, http.StatusOK, f.do(t, "POST", "/views/"+o.ID+"/call", map[string]any{"arguments": map[string]int{"n": 1}}, &res))
@@ -211,25 +250,26 @@ func TestTheAPIAnswersOnlyItsOwnPage(t *testing.T) {
 }
 
 func TestTheSandboxServesOpenViewsUnderTheirCSP(t *testing.T) {
-	f := newFixture(t, `{"ui":{"csp":{"connectDomains":["https://api.example","https://x.example; script-src *"],"resourceDomains":["https://*.cdn.example"]}}}`, nil)
-	get := func(path string) *http.Response {
-		res, err := http.Get(f.sandbox.URL + path)
-		require.NoError(t, err)
-		res.Body.Close()
-		return res
-	}
-	assert.Equal(t, http.StatusNotFound, get("/sandbox/nothing").StatusCode)
-	assert.Equal(t, http.StatusNotFound, get("/").StatusCode)
+	f := newFixture(t, `{"ui":{"csp":{"connectDomains":["https://api.example","https://x.example; script-src *"],"resourceDomains":["https://*.cdn.example"],`+
+		`"frameDomains":["http://*.localhost:1","http://0123456789abcdef0123456789abcdef.LOCALHOST","http://*.sub.localhost","https://*.host","http://localhost:3001"]}}}`, nil)
 	o := f.open(t)
-	res := get("/sandbox/" + o.ID)
+	origin := sandboxOrigin(t, o)
+	assert.Equal(t, http.StatusNotFound, f.getSandbox(t, origin+"/sandbox/nothing").StatusCode)
+	assert.Equal(t, http.StatusNotFound, f.getSandbox(t, origin+"/").StatusCode)
+	res := f.getSandbox(t, o.Sandbox)
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	csp := res.Header.Get("Content-Security-Policy")
 	for _, want := range []string{
 		"default-src 'none'",
 		"connect-src https://api.example;",
-		"script-src 'unsafe-inline' 'unsafe-eval' blob: https://*.cdn.example;",
-		"frame-src 'none'",
+		// What a bundled view makes itself, as the reference host allows:
+		// PDF.js starts its worker from a data: URL.
+		"script-src 'unsafe-inline' 'unsafe-eval' data: blob: https://*.cdn.example;",
+		"worker-src data: blob: https://*.cdn.example;",
+		"style-src 'unsafe-inline' data: blob: https://*.cdn.example;",
+		"frame-src https://*.host http://localhost:3001;",
 		"base-uri 'none'",
+		"object-src 'none'",
 		"form-action 'none'",
 		"frame-ancestors " + f.page.URL,
 	} {
@@ -237,14 +277,84 @@ func TestTheSandboxServesOpenViewsUnderTheirCSP(t *testing.T) {
 	}
 	assert.NotContains(t, csp, "x.example", "a source that would add a directive is left out")
 	assert.NotContains(t, csp, "script-src *")
+	assert.NotContains(t, csp, "*.localhost", "a source that names the sandbox's origins is left out")
+	assert.NotContains(t, strings.ToLower(csp), ".localhost ")
+	assert.Equal(t, &mcp.ResourceCSP{ConnectDomains: []string{"https://api.example"}, ResourceDomains: []string{"https://*.cdn.example"}, FrameDomains: []string{"https://*.host", "http://localhost:3001"}}, o.CSP, "the page is told what was applied")
 	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+	assert.Equal(t, "?1", res.Header.Get("Origin-Agent-Cluster"))
 
 	t.Run("the page's own CSP frames only the sandbox", func(t *testing.T) {
 		res, err := http.Get(f.page.URL + "/")
 		require.NoError(t, err)
 		res.Body.Close()
-		assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-src "+f.sandbox.URL+";")
+		assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-src "+f.origin+";")
 		assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+	})
+}
+
+// Views of different servers must not reach one another: each server's
+// run on an origin of its own, and a view's proxy is served on its own
+// server's origin alone.
+func TestEachServerHasASandboxOriginOfItsOwn(t *testing.T) {
+	f := newFixture(t, "", nil)
+	a1, a2, b := f.openOf(t, "fake"), f.openOf(t, "fake"), f.openOf(t, "other")
+	originA, originB := sandboxOrigin(t, a1), sandboxOrigin(t, b)
+	assert.Equal(t, originA, sandboxOrigin(t, a2), "one server, one origin")
+	assert.NotEqual(t, originA, originB, "two servers, two origins")
+	assert.NotContains(t, originA, "fake", "a label gives nothing of the server's name away")
+
+	_, port, _ := net.SplitHostPort(f.sandbox.Listener.Addr().String())
+	tests := []struct {
+		name string
+		url  string
+		want int
+	}{
+		{"a view on its server's origin", a1.Sandbox, http.StatusOK},
+		{"its name in capitals", strings.ToUpper(originA) + "/sandbox/" + a1.ID, http.StatusOK},
+		{"a view on another server's origin", originB + "/sandbox/" + a1.ID, http.StatusNotFound},
+		{"another server's view on this one's", originA + "/sandbox/" + b.ID, http.StatusNotFound},
+		{"the sandbox's domain itself", "http://localhost:" + port + "/sandbox/" + a1.ID, http.StatusMisdirectedRequest},
+		{"a name under it that is no label", "http://evil.localhost:" + port + "/sandbox/" + a1.ID, http.StatusMisdirectedRequest},
+		{"a label under a deeper name", "http://x." + strings.TrimPrefix(originA, "http://") + "/sandbox/" + a1.ID, http.StatusMisdirectedRequest},
+		{"a stranger's name", "http://evil.example:" + port + "/sandbox/" + a1.ID, http.StatusMisdirectedRequest},
+		{"the loopback address", "http://127.0.0.1:" + port + "/sandbox/" + a1.ID, http.StatusMisdirectedRequest},
+		{"another port", strings.Replace(a1.Sandbox, ":"+port, ":1", 1), http.StatusMisdirectedRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := f.getSandbox(t, tt.url)
+			assert.Equal(t, tt.want, res.StatusCode)
+			if tt.want != http.StatusOK {
+				assert.Equal(t, "default-src 'none'; sandbox", res.Header.Get("Content-Security-Policy"), "a page that is not a view's has no origin and runs nothing")
+			}
+		})
+	}
+
+	t.Run("labels are keyed: another Host gives the same server another origin", func(t *testing.T) {
+		g := newFixture(t, "", nil)
+		assert.NotEqual(t, originA, sandboxOrigin(t, g.open(t)))
+	})
+	t.Run("the page is not served on a sandbox name", func(t *testing.T) {
+		req, err := http.NewRequest("POST", f.page.URL+"/api/views", strings.NewReader(`{"server":"fake","tool":"show"}`))
+		require.NoError(t, err)
+		req.Host = strings.TrimPrefix(originA, "http://")
+		req.Header.Set("X-Mcplug-Host", f.token)
+		req.Header.Set("Content-Type", "application/json")
+		h := apps.New(f.m, &apps.Options{SandboxOrigin: f.origin, Hosts: []string{req.Host}})
+		w := httptest.NewRecorder()
+		// The new Host has its own key: take it from its page.
+		page := httptest.NewRequest("GET", "/", nil)
+		page.Host = req.Host
+		pw := httptest.NewRecorder()
+		h.ServeHTTP(pw, page)
+		m := regexp.MustCompile(`name="mcplug-host" content="([^"]*)"`).FindStringSubmatch(pw.Body.String())
+		require.NotNil(t, m)
+		var cfg struct{ Token string }
+		require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(m[1])), &cfg))
+		req.Header.Set("X-Mcplug-Host", cfg.Token)
+		h.ServeHTTP(w, req)
+		assert.Equal(t, http.StatusBadRequest, w.Code)
+		assert.Contains(t, w.Body.String(), "sandbox")
 	})
 }
 
@@ -334,10 +444,7 @@ func TestOpenViewsAreBounded(t *testing.T) {
 		f.open(t)
 	}
 	assert.Equal(t, http.StatusNotFound, f.do(t, "POST", "/views/"+first.ID+"/rpc", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "ping"}, nil), "the oldest was closed")
-	res, err := http.Get(f.sandbox.URL + "/sandbox/" + first.ID)
-	require.NoError(t, err)
-	res.Body.Close()
-	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+	assert.Equal(t, http.StatusNotFound, f.getSandbox(t, first.Sandbox).StatusCode)
 }
 
 func TestPermissionsAreTheHostsToGrant(t *testing.T) {
@@ -360,12 +467,36 @@ func TestPermissionsAreTheHostsToGrant(t *testing.T) {
 	}
 }
 
-func TestNewWantsASandboxOrigin(t *testing.T) {
-	for _, origin := range []string{"", "localhost:8081", "ftp://h", "http://h/path", "http://user@h"} {
+func TestNewWantsAWildcardSandboxOrigin(t *testing.T) {
+	for _, origin := range []string{"", "localhost:8081", "ftp://*.h", "http://*.h/path", "http://u@*.h", "http://*.h?q",
+		"http://127.0.0.1:8081", "http://localhost:8081", "http://*.1.2.3.4:8081", "http://*.*.localhost", "http://a.*.localhost", "http://*", "http://*.localhost:0", "http://*.localhost:99999", "http://*.-x.localhost"} {
 		t.Run(fmt.Sprintf("%q", origin), func(t *testing.T) {
-			assert.Panics(t, func() { apps.New(nil, &apps.Options{SandboxOrigin: origin}) })
+			msg := panicked(func() { apps.New(nil, &apps.Options{SandboxOrigin: origin}) })
+			assert.True(t, strings.HasPrefix(msg, fmt.Sprintf("apps: SandboxOrigin %q ", origin)), msg)
+			assert.Contains(t, msg, "give a wildcard origin such as http://*.localhost:8081")
 		})
 	}
+	for _, origin := range []string{"http://*.localhost:8081", "https://*.sandbox.example", "http://*.LOCALHOST:80"} {
+		t.Run(fmt.Sprintf("%q is one", origin), func(t *testing.T) {
+			assert.NotPanics(t, func() { apps.New(nil, &apps.Options{SandboxOrigin: origin}) })
+		})
+	}
+	t.Run("an unknown content type", func(t *testing.T) {
+		assert.PanicsWithValue(t, `apps: ContentTypes: "video" is not a content type (text, image, audio, resource, resource_link)`, func() {
+			apps.New(nil, &apps.Options{SandboxOrigin: "http://*.localhost:1", ContentTypes: []string{"text", "video"}})
+		})
+	})
+}
+
+// panicked is what f panics with, or "".
+func panicked(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	f()
+	return ""
 }
 
 // A page reached by a name other than its own (a DNS rebinding of a
@@ -388,18 +519,12 @@ func TestThePageAnswersOnlyToItsOwnNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := apps.New(nil, &apps.Options{SandboxOrigin: "http://127.0.0.1:1", Hosts: tt.hosts})
-			for _, handler := range []http.Handler{h, h.Sandbox()} {
-				req := httptest.NewRequest("GET", "/", nil)
-				req.Host = tt.host
-				w := httptest.NewRecorder()
-				handler.ServeHTTP(w, req)
-				if tt.want == http.StatusOK {
-					assert.NotEqual(t, http.StatusMisdirectedRequest, w.Code)
-				} else {
-					assert.Equal(t, tt.want, w.Code)
-				}
-			}
+			h := apps.New(nil, &apps.Options{SandboxOrigin: "http://*.localhost:1", Hosts: tt.hosts})
+			req := httptest.NewRequest("GET", "/", nil)
+			req.Host = tt.host
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			assert.Equal(t, tt.want, w.Code)
 		})
 	}
 }
@@ -426,3 +551,94 @@ func TestALogLineCarriesLittleOfWhatAViewSent(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// A view may send the program only content of the types the host
+// declared to it; the rest is refused with an error, and reaches no one.
+func TestContentTheHostDidNotDeclareIsRefused(t *testing.T) {
+	text := map[string]any{"type": "text", "text": "hello"}
+	image := map[string]any{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+	audio := map[string]any{"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}
+	link := map[string]any{"type": "resource_link", "uri": "file:///x", "name": "x"}
+	untyped := map[string]any{"text": "hello"}
+	tests := []struct {
+		name    string
+		types   []string
+		content []map[string]any
+		refused bool
+	}{
+		{"text, by default", nil, []map[string]any{text}, false},
+		{"an image when text alone was declared", nil, []map[string]any{image}, true},
+		{"text and an image when text alone was declared", nil, []map[string]any{text, image}, true},
+		{"a resource link when text alone was declared", nil, []map[string]any{link}, true},
+		{"a block without a type", nil, []map[string]any{untyped}, true},
+		{"an image when images were declared", []string{"text", "image"}, []map[string]any{text, image}, false},
+		{"audio when text and images were", []string{"text", "image"}, []map[string]any{audio}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got [][]mcp.Content
+			f := newFixture(t, "", &apps.Options{
+				ContentTypes: tt.types,
+				Message: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content) error {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, content)
+					return nil
+				},
+				UpdateModelContext: func(ctx context.Context, v *apps.ViewInfo, content []mcp.Content, structured json.RawMessage) error {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, content)
+					return nil
+				},
+			})
+			o := f.open(t)
+			for _, msg := range []map[string]any{
+				{"jsonrpc": "2.0", "id": 1, "method": "ui/message", "params": map[string]any{"role": "user", "content": tt.content}},
+				{"jsonrpc": "2.0", "id": 2, "method": "ui/update-model-context", "params": map[string]any{"content": tt.content}},
+			} {
+				a := f.rpc(t, o.ID, msg)
+				if tt.refused {
+					require.NotNil(t, a.Error, "%s: result %s", msg["method"], a.Result)
+					assert.Equal(t, apps.CodeInvalidParams, a.Error.Code)
+					assert.Contains(t, a.Error.Message, "which the host did not declare")
+				} else {
+					assert.Nil(t, a.Error, "%s", msg["method"])
+					assert.JSONEq(t, `{}`, string(a.Result))
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if tt.refused {
+				assert.Empty(t, got, "nothing reached the program")
+			} else {
+				assert.Len(t, got, 2)
+			}
+		})
+	}
+}
+
+func TestTheHostDeclaresWhatItTakes(t *testing.T) {
+	take := func(context.Context, *apps.ViewInfo, []mcp.Content) error { return nil }
+	takeContext := func(context.Context, *apps.ViewInfo, []mcp.Content, json.RawMessage) error { return nil }
+	tests := []struct {
+		name string
+		opts *apps.Options
+		want string
+	}{
+		{"nothing, when the program takes nothing", &apps.Options{}, `{}`},
+		{"text, by default", &apps.Options{Message: take, UpdateModelContext: takeContext},
+			`{"message":{"text":{}},"updateModelContext":{"text":{},"structuredContent":{}}}`},
+		{"the types given", &apps.Options{Message: take, ContentTypes: []string{"text", "image", "resource_link"}},
+			`{"message":{"text":{},"image":{},"resourceLink":{}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, "", tt.opts)
+			var o struct{ HostCapabilities json.RawMessage }
+			require.Equal(t, http.StatusOK, f.do(t, "POST", "/views", map[string]string{"server": "fake", "tool": "show"}, &o))
+			assert.JSONEq(t, tt.want, string(o.HostCapabilities))
+		})
+	}
+}

@@ -12,11 +12,16 @@ import (
 // a path; nothing that would end the directive or add a keyword.
 var source = regexp.MustCompile(`^(https|http|wss|ws)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?(/[A-Za-z0-9._~/%!$&()*+=@-]*)?$`)
 
-// policy returns the Content-Security-Policy of a view: nothing from the
-// network but what its _meta.ui.csp lists, by kind (scripts and styles
-// inlined in the view run; data: and blob: images, fonts and media
-// load). Sources that are not origins are left out and returned.
-func policy(csp *mcp.ResourceCSP) (string, []string) {
+// policy returns the Content-Security-Policy of a view, and the part of
+// its _meta.ui.csp it applied: nothing from the network but what that
+// lists, by kind. Scripts and styles inlined in the view run, and what
+// the view makes itself (data: and blob: scripts, workers, styles,
+// images, fonts and media) loads, as the extension's reference host
+// allows: bundled views start their workers from data: and blob: URLs,
+// which stay under this policy. A source that is not an origin, or that
+// names a sandbox origin (a view could frame or fetch another server's),
+// is left out and returned.
+func policy(csp *mcp.ResourceCSP, sandbox *sandboxOrigins) (string, *mcp.ResourceCSP, []string) {
 	if csp == nil {
 		csp = &mcp.ResourceCSP{}
 	}
@@ -24,7 +29,7 @@ func policy(csp *mcp.ResourceCSP) (string, []string) {
 	list := func(srcs []string) []string {
 		var out []string
 		for _, s := range srcs {
-			if source.MatchString(s) {
+			if source.MatchString(s) && !sandbox.covers(sourceHost(s)) {
 				out = append(out, s)
 			} else {
 				dropped = append(dropped, s)
@@ -32,7 +37,8 @@ func policy(csp *mcp.ResourceCSP) (string, []string) {
 		}
 		return out
 	}
-	res, conn, frames, bases := list(csp.ResourceDomains), list(csp.ConnectDomains), list(csp.FrameDomains), list(csp.BaseURIDomains)
+	applied := &mcp.ResourceCSP{ResourceDomains: list(csp.ResourceDomains), ConnectDomains: list(csp.ConnectDomains), FrameDomains: list(csp.FrameDomains), BaseURIDomains: list(csp.BaseURIDomains)}
+	res, conn, frames, bases := applied.ResourceDomains, applied.ConnectDomains, applied.FrameDomains, applied.BaseURIDomains
 	dir := func(name string, fixed []string, srcs []string) string {
 		all := append(append([]string{}, fixed...), srcs...)
 		if len(all) == 0 {
@@ -40,21 +46,30 @@ func policy(csp *mcp.ResourceCSP) (string, []string) {
 		}
 		return name + " " + strings.Join(all, " ")
 	}
+	local := []string{"data:", "blob:"}
 	p := strings.Join([]string{
 		"default-src 'none'",
-		dir("script-src", []string{"'unsafe-inline'", "'unsafe-eval'", "blob:"}, res),
-		dir("style-src", []string{"'unsafe-inline'"}, res),
-		dir("img-src", []string{"data:", "blob:"}, res),
-		dir("font-src", []string{"data:"}, res),
-		dir("media-src", []string{"data:", "blob:"}, res),
-		dir("worker-src", []string{"blob:"}, nil),
+		dir("script-src", []string{"'unsafe-inline'", "'unsafe-eval'", "data:", "blob:"}, res),
+		dir("style-src", []string{"'unsafe-inline'", "data:", "blob:"}, res),
+		dir("img-src", local, res),
+		dir("font-src", local, res),
+		dir("media-src", local, res),
+		dir("worker-src", local, res),
 		dir("connect-src", nil, conn),
 		dir("frame-src", nil, frames),
 		dir("base-uri", nil, bases),
 		"object-src 'none'",
 		"form-action 'none'",
 	}, "; ")
-	return p, dropped
+	return p, applied, dropped
+}
+
+// sourceHost is the host of a source that matches source.
+func sourceHost(s string) string {
+	_, rest, _ := strings.Cut(s, "://")
+	rest, _, _ = strings.Cut(rest, "/")
+	host, _, _ := strings.Cut(rest, ":")
+	return host
 }
 
 // grant is what of asked the host grants.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 
@@ -29,10 +30,14 @@ func Example() {
 	defer m.Close()
 	m.Add("clock", clock.Transport())
 
+	// Each server's views run on a name of their own under *.localhost,
+	// which browsers resolve to the loopback address: one listener
+	// answers them all.
 	var host *apps.Host
 	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { host.Sandbox().ServeHTTP(w, r) }))
 	defer sandbox.Close()
-	host = apps.New(m, &apps.Options{SandboxOrigin: sandbox.URL})
+	_, port, _ := net.SplitHostPort(sandbox.Listener.Addr().String())
+	host = apps.New(m, &apps.Options{SandboxOrigin: "http://*.localhost:" + port})
 	page := httptest.NewServer(host)
 	defer page.Close()
 

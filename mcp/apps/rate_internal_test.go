@@ -17,7 +17,7 @@ import (
 // A view's requests are bounded per second: the burst, then the rate.
 func TestAViewsRequestsAreBoundedPerSecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := New(nil, &Options{SandboxOrigin: "http://127.0.0.1:1"})
+		h := New(nil, &Options{SandboxOrigin: "http://*.localhost:1"})
 		h.add(&session{info: ViewInfo{ID: "v"}, limiter: rate.NewLimiter(MessageRate, MessageBurst), inFlight: make(chan struct{}, MaxInFlight)})
 		code := func() int {
 			req := httptest.NewRequest("POST", "/api/views/v/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"x/unknown"}`))

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -118,6 +120,9 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.opts.Message == nil {
 			return ok(map[string]any{"isError": true})
 		}
+		if t, bad := h.undeclared(p.Content); bad {
+			return fail(m.ID, CodeInvalidParams, "apps: ui/message: content of type %q, which the host did not declare (it takes %s)", logged(t), h.declared())
+		}
 		if err := h.opts.Message(ctx, &s.info, p.Content); err != nil {
 			return ok(map[string]any{"isError": true})
 		}
@@ -133,12 +138,80 @@ func (h *Host) rpc(w http.ResponseWriter, r *http.Request) (any, error) {
 		if h.opts.UpdateModelContext == nil {
 			return fail(m.ID, CodeMethodNotFound, "apps: the host takes no model context")
 		}
+		if t, bad := h.undeclared(p.Content); bad {
+			return fail(m.ID, CodeInvalidParams, "apps: ui/update-model-context: content of type %q, which the host did not declare (it takes %s)", logged(t), h.declared())
+		}
 		if err := h.opts.UpdateModelContext(ctx, &s.info, p.Content, p.StructuredContent); err != nil {
 			return fail(m.ID, CodeInternalError, "%v", err)
 		}
 		return ok(struct{}{})
 	}
 	return fail(m.ID, CodeMethodNotFound, "apps: method %q is not served to views", m.Method)
+}
+
+// modalities are the content types a host may declare to views, by the
+// name the extension gives each in its capabilities.
+var modalities = map[string]string{
+	"text":          "text",
+	"image":         "image",
+	"audio":         "audio",
+	"resource":      "resource",
+	"resource_link": "resourceLink",
+}
+
+// contentTypes checks Options.ContentTypes; nil is text alone.
+func contentTypes(types []string) (map[string]bool, error) {
+	if types == nil {
+		types = []string{"text"}
+	}
+	out := map[string]bool{}
+	for _, t := range types {
+		if modalities[t] == "" {
+			return nil, fmt.Errorf("apps: ContentTypes: %q is not a content type (text, image, audio, resource, resource_link)", t)
+		}
+		out[t] = true
+	}
+	return out, nil
+}
+
+// undeclared returns the first type of content the host did not declare.
+func (h *Host) undeclared(content []mcp.Content) (string, bool) {
+	for _, c := range content {
+		if !h.types[c.Type] {
+			return c.Type, true
+		}
+	}
+	return "", false
+}
+
+// declared lists the content types the host declared.
+func (h *Host) declared() string {
+	var out []string
+	for t := range h.types {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// capabilities are the host capabilities of what the Go host serves:
+// ui/message and ui/update-model-context, with the content types it
+// takes; neither when the program takes none.
+func (h *Host) capabilities() map[string]any {
+	kinds := map[string]any{}
+	for t := range h.types {
+		kinds[modalities[t]] = struct{}{}
+	}
+	caps := map[string]any{}
+	if h.opts.Message != nil {
+		caps["message"] = kinds
+	}
+	if h.opts.UpdateModelContext != nil {
+		ctx := maps.Clone(kinds)
+		ctx["structuredContent"] = struct{}{}
+		caps["updateModelContext"] = ctx
+	}
+	return caps
 }
 
 // validID reports whether id is a JSON-RPC request id: a string or a

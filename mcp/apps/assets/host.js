@@ -1,9 +1,9 @@
 // The host side of MCP Apps (io.modelcontextprotocol/ui) for a page
-// served by package mcp/apps: it shows a view in a sandbox iframe on
-// another origin and speaks the ui/* protocol with it, forwarding what
-// only the Go host can answer to its API.
+// served by package mcp/apps: it shows a view in a sandbox iframe on the
+// origin of the view's server and speaks the ui/* protocol with it,
+// forwarding what only the Go host can answer to its API.
 //
-//   const host = new McpAppsHost({ api: "api", token, sandboxOrigin });
+//   const host = new McpAppsHost({ api: "api", token });
 //   const view = await host.open(container, { server, tool });
 //   view.toolInputPartial({ city: "Par" });
 //   const result = await view.call({ city: "Paris" }); // tool-input, then tool-result
@@ -13,17 +13,21 @@
 const PROTOCOL_VERSION = "2026-01-26";
 const MAX_HEIGHT = 6000; // px: a view cannot grow past it
 const TEARDOWN_WAIT = 2000; // ms a view has to answer ui/resource-teardown
+const INIT_WAIT = 30000; // ms a view has to say ui/notifications/initialized
 const RATE = 100, BURST = 200; // messages a view may send a second
 const MAX_LOG = 500; // entries of a view's log kept, the latest
 
 class McpAppsHost {
-  // opts: api (URL of the Go host's API), token (its key), sandboxOrigin;
-  // onMessage(view, params), onOpenLink(view, url) → Promise<bool> (ask
-  // the user), onModelContext(view, params), onLog(view, params),
-  // onRefused(view, reason) (a message the host would not take).
+  // opts: api (URL of the Go host's API), token (its key);
+  // onMessage(view, params) (a ui/message the Go host took),
+  // onOpenLink(view, url, signal) → Promise<bool> (ask the user; signal
+  // aborts when the view goes first, and the question should go with it),
+  // onModelContext(view, params), onLog(view, params), onRefused(view,
+  // reason) (a message the host would not take).
   constructor(opts) {
     this.opts = opts;
     this.views = new Set();
+    this.asking = null; // the view whose link the user is being asked about: one at a time
   }
 
   async api(method, path, body, signal) {
@@ -42,12 +46,24 @@ class McpAppsHost {
 
   tools() { return this.api("GET", "/tools"); }
 
-  // open shows the view of the app tool (server, tool) in container.
+  // open shows the view of the app tool (server, tool) in container. A
+  // view that does not initialize within initTimeout is removed, and
+  // open fails.
   async open(container, { server, tool, theme }) {
     const info = await this.api("POST", "/views", { server, tool });
     const view = new McpAppView(this, container, info, { theme });
     this.views.add(view);
-    await view.ready;
+    const wait = this.opts.initTimeout || INIT_WAIT;
+    let timer;
+    const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("the view did not initialize within " + wait / 1000 + " s")), wait); });
+    try {
+      await Promise.race([view.ready, late]);
+    } catch (err) {
+      await view.teardown();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
     return view;
   }
 }
@@ -82,6 +98,7 @@ class McpAppView {
     this.frame = frame;
     this.sandboxOrigin = new URL(info.sandbox).origin;
     this.ready = new Promise((resolve, reject) => { this.resolveReady = resolve; this.rejectReady = reject; });
+    this.ready.catch(() => {}); // a view closed before it was ready: open says so
     this.listener = (e) => this.receive(e);
     window.addEventListener("message", this.listener);
     container.appendChild(frame);
@@ -160,7 +177,7 @@ class McpAppView {
     }
     if (msg.method === "ui/notifications/sandbox-proxy-ready") {
       this.send({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: {
-        html: this.info.html, sandbox: "allow-scripts allow-forms", csp: this.info.csp || {}, permissions: this.info.permissions || {},
+        html: this.info.html, sandbox: "allow-scripts allow-same-origin allow-forms", csp: this.info.csp || {}, permissions: this.info.permissions || {},
       } });
       return;
     }
@@ -197,11 +214,10 @@ class McpAppView {
         this.reply(id, {
           protocolVersion: PROTOCOL_VERSION,
           hostInfo: this.info.hostInfo,
-          hostCapabilities: {
+          hostCapabilities: Object.assign({
             openLinks: {}, serverTools: {}, serverResources: {}, logging: {},
-            message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} },
             sandbox: { csp: this.info.csp || {}, permissions: this.info.permissions || {} },
-          },
+          }, this.info.hostCapabilities || {}), // message, updateModelContext: the Go host's
           hostContext: this.hostContext(),
         });
         return;
@@ -219,20 +235,30 @@ class McpAppView {
           return;
         }
         const ask = this.host.opts.onOpenLink;
-        const yes = ask ? await ask(this, url.href) : false;
+        if (!ask) { this.reply(id, { isError: true }); return; }
+        // One question at a time: a second would change what the user
+        // is about to say yes to.
+        if (this.host.asking) {
+          this.reply(id, null, { code: -32000, message: "another link is waiting for the user's answer" });
+          return;
+        }
+        const asking = new AbortController();
+        this.host.asking = this;
+        this.asking = asking;
+        let yes = false;
+        try { yes = await ask(this, url.href, asking.signal); } catch { yes = false; }
+        if (this.host.asking === this) this.host.asking = null;
+        this.asking = null;
+        if (asking.signal.aborted) return; // the view is gone
         if (yes) window.open(url.href, "_blank", "noopener,noreferrer");
         this.reply(id, yes ? {} : { isError: true });
         return;
       }
       case "ui/message":
-        if (this.host.opts.onMessage) this.host.opts.onMessage(this, params);
-        break; // and the Go host's Message
       case "ui/update-model-context":
-        if (this.host.opts.onModelContext) this.host.opts.onModelContext(this, params);
-        break;
       case "tools/call":
       case "resources/read":
-        break;
+        break; // the Go host's
       default:
         this.reply(id, null, { code: -32601, message: "method " + JSON.stringify(String(method).slice(0, 100)) + " is not served to views" });
         return;
@@ -242,6 +268,10 @@ class McpAppView {
     try {
       const answer = await this.host.api("POST", "/views/" + this.id + "/rpc", msg, ctrl.signal);
       this.send(answer);
+      // What the Go host took, the page may show.
+      const took = answer && !answer.error && !(answer.result && answer.result.isError);
+      if (took && method === "ui/message" && this.host.opts.onMessage) this.host.opts.onMessage(this, params);
+      if (took && method === "ui/update-model-context" && this.host.opts.onModelContext) this.host.opts.onModelContext(this, params);
     } catch (err) {
       if (!ctrl.signal.aborted) this.reply(id, null, { code: -32603, message: String(err.message || err) });
     } finally {
@@ -325,6 +355,8 @@ class McpAppView {
       try { await this.request("ui/resource-teardown", {}, TEARDOWN_WAIT); } catch { /* gone or slow: removed all the same */ }
     }
     this.closed = true;
+    if (this.asking) this.asking.abort(); // its question goes with it
+    if (this.host.asking === this) this.host.asking = null;
     for (const ctrl of this.serving.values()) ctrl.abort();
     if (this.calling) this.calling.abort();
     window.removeEventListener("message", this.listener);

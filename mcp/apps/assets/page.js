@@ -17,23 +17,24 @@
   const keep = (list, item) => { list.push(item); if (list.length > 100) list.shift(); }; // the latest 100
   window.mcplugPage = page;
 
-  let answer = null; // resolves the open-link question
-  $("ask-yes").onclick = () => { $("ask").classList.remove("open"); if (answer) answer(true); };
-  $("ask-no").onclick = () => { $("ask").classList.remove("open"); if (answer) answer(false); };
+  let answer = null; // resolves the open-link question (host.js asks one at a time)
+  const answered = (yes) => { $("ask").classList.remove("open"); const a = answer; answer = null; if (a) a(yes); };
+  $("ask-yes").onclick = () => answered(true);
+  $("ask-no").onclick = () => answered(false);
 
   const host = new McpAppsHost({
     api: "api",
     token: cfg.token,
-    sandboxOrigin: cfg.sandboxOrigin,
     onMessage: (view, p) => { keep(page.messages, p); say("view says: " + text(p && p.content)); },
     onModelContext: (view, p) => say("model context: " + (text(p && p.content) || JSON.stringify(p && p.structuredContent))),
     onLog: (view, p) => say("log (" + (p.level || "info") + "): " + (typeof p.data === "string" ? p.data : JSON.stringify(p.data))),
     onRefused: (view, reason) => { page.refused[reason] = (page.refused[reason] || 0) + 1; say("refused: " + reason, "err"); },
-    onOpenLink: (view, url) => new Promise((resolve) => {
+    onOpenLink: (view, url, signal) => new Promise((resolve) => {
       keep(page.links, url);
       $("ask-text").textContent = "The view asks to open " + url;
       $("ask").classList.add("open");
       answer = resolve;
+      signal.addEventListener("abort", () => { if (answer === resolve) answered(false); });
     }),
   });
   page.host = host;
