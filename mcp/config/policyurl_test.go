@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -258,4 +259,23 @@ func TestAnUnparsableURLIsRefusedWithTheReasonNotTheURL(t *testing.T) {
 	assert.False(t, ok)
 	assert.Contains(t, why, "cannot be parsed")
 	assert.NotContains(t, why, "s3cret")
+}
+
+// Add judges an entry as Load will read it: its ${VAR}s expanded.
+func TestAddJudgesTheEntryAsLoadWillReadIt(t *testing.T) {
+	_, project := home(t)
+	ctx := context.Background()
+	t.Setenv("MCPLUG_POLICY_SCRIPT", "srv.js")
+	policyOf(t, `{"allowedMcpServers":[{"serverCommand":["node","srv.js"]}]}`)
+	_, err := config.Add(ctx, project, config.ScopeUser, "ok", json.RawMessage(`{"command":"node","args":["${MCPLUG_POLICY_SCRIPT}"]}`))
+	assert.NoError(t, err, "Load would run node srv.js, which is allowed")
+
+	policyOf(t, `{"deniedMcpServers":[{"serverCommand":["node","srv.js"]},{"serverUrl":"https://evil.test/*"}]}`)
+	_, err = config.Add(ctx, project, config.ScopeUser, "denied", json.RawMessage(`{"command":"node","args":["${MCPLUG_POLICY_SCRIPT}"]}`))
+	assert.ErrorIs(t, err, config.ErrPolicy, "Load would run node srv.js, which is denied")
+	t.Setenv("MCPLUG_POLICY_EVIL", "EVIL.test")
+	_, err = config.Add(ctx, project, config.ScopeUser, "evil", json.RawMessage(`{"type":"http","url":"https://${MCPLUG_POLICY_EVIL}/mcp"}`))
+	assert.ErrorIs(t, err, config.ErrPolicy)
+	_, err = config.Add(ctx, project, config.ScopeUser, "later", json.RawMessage(`{"type":"http","url":"https://${MCPLUG_POLICY_UNSET}/mcp"}`))
+	assert.NoError(t, err, "an entry whose variable is not set yet is judged when it is")
 }
