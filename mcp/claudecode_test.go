@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/managedpath"
 	"github.com/mcplug/mcplug/internal/testdir"
 
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
+	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,9 +44,16 @@ type ccCase struct {
 	// ROOT, SUB and PARENT the folders, HTTP and HTTPAUTH URLs of MCP
 	// servers over HTTP (the second wants "Authorization: Bearer ok").
 	files map[string]string
-	from  string // "root" (default), "sub", or "link" (a symlink to root)
-	noGit bool
-	want  map[string]string // server → connected, pending, failed, absent
+	// policy is the organisation's allowedMcpServers and
+	// deniedMcpServers, as JSON (PORT in it is the HTTP servers' port).
+	// mcplug reads it from managed-settings.json; Claude Code from the
+	// user's ~/.claude/settings.json, where it applies those lists as it
+	// applies managed ones (its managed folder, /etc/claude-code, is the
+	// machine's, not a test's).
+	policy string
+	from   string // "root" (default), "sub", or "link" (a symlink to root)
+	noGit  bool
+	want   map[string]string // server → connected, pending, failed, absent
 	// differs names the deliberate difference (docs/manager.md, "Differences from
 	// Claude Code") a case shows, if it shows one.
 	differs string
@@ -72,6 +82,17 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 	}
 	helper := func(helper string) string {
 		return `{"type": "http", "url": "HTTPAUTH", "headersHelper": "` + helper + `"}`
+	}
+	port := httpSrv.URL[strings.LastIndexByte(httpSrv.URL, ':')+1:]
+	servers := func(urls ...string) string {
+		var b strings.Builder
+		for i, u := range urls {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"%c": {"type": "http", "url": %q}`, 'a'+i, u)
+		}
+		return `{"mcpServers": {` + b.String() + `}}`
 	}
 	cases := []ccCase{
 		{name: "a user server", files: map[string]string{"home/.claude.json": `{"mcpServers": {"u": ` + ok + `}}`},
@@ -185,6 +206,36 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 			"home/.claude/settings.json": approveAll, "home/.claude.json": trustRoot}, want: map[string]string{"p": "connected"}},
 		{name: "a server inherits the environment", files: map[string]string{"home/.claude.json": `{"mcpServers": {"e": {"command": "sh", "args": ["-c", "test \"$MCPLUG_CC_SET\" = v && exec BIN -test.run=^$"], "env": ENV}}}`},
 			want: map[string]string{"e": "connected"}},
+		{name: "policy: a host '*' does not reach into the path, query or fragment", policy: `{"allowedMcpServers": [{"serverUrl": "http://*.corp.example/*"}]}`,
+			files: map[string]string{"home/.claude.json": servers("http://127.0.0.1:PORT/.corp.example/mcp", "http://127.0.0.1:PORT?.corp.example/mcp", "http://127.0.0.1:PORT#.corp.example/mcp")},
+			want:  map[string]string{"a": "absent", "b": "absent", "c": "absent"}},
+		{name: "policy: a host '*' admits a host of its domain", policy: `{"allowedMcpServers": [{"serverUrl": "http://*.0.0.1:PORT/*"}]}`,
+			files: map[string]string{"home/.claude.json": servers("http://127.0.0.1:PORT/mcp", "http://127.0.0.2:PORT/mcp")},
+			want:  map[string]string{"a": "connected", "b": "absent"}},
+		{name: "policy: a denied host however it is spelt", policy: `{"deniedMcpServers": [{"serverUrl": "http://localhost:PORT/*"}]}`,
+			files: map[string]string{"home/.claude.json": servers("http://LOCALHOST:PORT/mcp", "Http://localhost:PORT/mcp", "http://localhost.:PORT/mcp", "http://user@localhost:PORT/mcp", "http://localhost:PORT", "http://127.0.0.1:PORT/mcp")},
+			want:  map[string]string{"a": "absent", "b": "absent", "c": "absent", "d": "absent", "e": "absent", "f": "connected"}},
+		{name: "policy: a denied host on its default port", policy: `{"deniedMcpServers": [{"serverUrl": "http://localhost/*"}]}`,
+			files: map[string]string{"home/.claude.json": servers("http://localhost:80/mcp", "http://localhost/mcp")},
+			want:  map[string]string{"a": "absent", "b": "absent"}},
+		{name: "policy: a deny pattern without a port, against another port", policy: `{"deniedMcpServers": [{"serverUrl": "http://localhost/*"}]}`,
+			files: map[string]string{"home/.claude.json": servers("http://localhost:PORT/mcp")},
+			want:  map[string]string{"a": "connected"}, differs: "a deny pattern without a port denies every port"},
+		{name: "policy: an exact allowed URL and its spellings", policy: `{"allowedMcpServers": [{"serverUrl": "http://localhost:PORT/mcp"}]}`,
+			files: map[string]string{"home/.claude.json": servers("http://LocalHost:PORT/mcp", "http://localhost:PORT/mcp?x=1", "http://localhost:PORT/mcp/", "http://localhost:PORT/other/../mcp")},
+			want:  map[string]string{"a": "connected", "b": "absent", "c": "absent", "d": "connected"}},
+		{name: "policy: a command entry's ${VAR} is expanded", policy: `{"allowedMcpServers": [{"serverCommand": ["${MCPLUG_CC_EXE}", "-test.run=^$"]}]}`,
+			files: map[string]string{"home/.claude.json": `{"mcpServers": {"a": ` + ok + `, "b": {"command": "sh", "args": ["-c", "exec BIN -test.run=^$"], "env": ENV}}}`},
+			want:  map[string]string{"a": "connected", "b": "absent"}},
+		{name: "policy: a deny command entry's ${VAR} is expanded", policy: `{"deniedMcpServers": [{"serverCommand": ["${MCPLUG_CC_EXE}", "-test.run=^$"]}, {"serverCommand": ["sh", "${MCPLUG_CC_SET}"]}]}`,
+			files: map[string]string{"home/.claude.json": `{"mcpServers": {"a": ` + ok + `, "b": {"command": "sh", "args": ["${MCPLUG_CC_SET}"]}, "c": {"command": "sh", "args": ["-c", "exec BIN -test.run=^$"], "env": ENV}}}`},
+			want:  map[string]string{"a": "absent", "b": "absent", "c": "connected"}},
+		{name: "policy: a URL entry's ${VAR} is expanded", policy: `{"deniedMcpServers": [{"serverUrl": "http://${MCPLUG_CC_HOST}/*"}]}`,
+			files: map[string]string{"home/.claude.json": servers("http://127.0.0.1:PORT/mcp", "http://localhost:PORT/mcp")},
+			want:  map[string]string{"a": "absent", "b": "connected"}},
+		{name: "policy: command entries leave a remote server to its name", policy: `{"allowedMcpServers": [{"serverCommand": ["BIN", "-test.run=^$"]}, {"serverName": "a"}]}`,
+			files: map[string]string{"home/.claude.json": `{"mcpServers": {"s": ` + ok + `, "t": {"command": "sh", "args": ["-c", "exec BIN -test.run=^$"], "env": ENV}, "a": {"type": "http", "url": "HTTP"}, "b": {"type": "http", "url": "HTTP"}}}`},
+			want:  map[string]string{"s": "connected", "t": "absent", "a": "connected", "b": "absent"}},
 		{name: "a disabled entry", files: map[string]string{"home/.claude.json": `{"mcpServers": {"d": {"command": "BIN", "args": ["-test.run=^$"], "env": ENV, "disabled": true}}}`},
 			want: map[string]string{"d": "connected"}, differs: "disabled"},
 	}
@@ -193,12 +244,26 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 	t.Setenv("MCPLUG_CC_SET", "v")
 	t.Setenv("MCPLUG_CC_URL", authSrv.URL+"/mcp")
 	t.Setenv("MCPLUG_CC_TOKEN", "ok")
+	t.Setenv("MCPLUG_CC_EXE", os.Args[0])
+	t.Setenv("MCPLUG_CC_HOST", "127.0.0.1:"+port)
 	os.Unsetenv("MCPLUG_CC_UNSET")
 	agree, differ := 0, 0
 	var report []string
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := lay(t, tc, httpSrv.URL, authSrv.URL, sseSrv.URL)
+			managed := t.TempDir()
+			old := managedpath.Dir
+			managedpath.Dir = managed
+			t.Cleanup(func() { managedpath.Dir = old })
+			if tc.policy != "" {
+				policy := strings.ReplaceAll(tc.policy, "PORT", port)
+				policy = strings.ReplaceAll(policy, "BIN", os.Args[0])
+				testdir.Write(t, filepath.Join(managed, "managed-settings.json"), policy)
+				home, _ := os.UserHomeDir()
+				require.NotContains(t, tc.files, "home/.claude/settings.json", "a policy case keeps the user's settings for the policy")
+				testdir.Write(t, filepath.Join(home, ".claude", "settings.json"), policy)
+			}
 			theirs := claudeList(t, claude, dir)
 			ours := mcplugList(t, dir)
 			names := map[string]bool{}
@@ -253,7 +318,8 @@ func lay(t *testing.T, tc ccCase, httpURL, authURL, sseURL string) string {
 	}
 	t.Setenv("HOME", home)
 	env := fmt.Sprintf(`{%q: "basic"}`, testproc.EnvScenario)
-	r := strings.NewReplacer("SSE", sseURL+"/sse", "BIN", os.Args[0], "ENV", env, "SUB", sub, "ROOT", root, "PARENT", parent, "HTTPAUTH", authURL+"/mcp", "HTTP", httpURL+"/mcp")
+	port := httpURL[strings.LastIndexByte(httpURL, ':')+1:]
+	r := strings.NewReplacer("PORT", port, "SSE", sseURL+"/sse", "BIN", os.Args[0], "ENV", env, "SUB", sub, "ROOT", root, "PARENT", parent, "HTTPAUTH", authURL+"/mcp", "HTTP", httpURL+"/mcp")
 	for path, content := range tc.files {
 		base, rel, _ := strings.Cut(path, "/")
 		dir := map[string]string{"home": home, "root": root, "parent": parent}[base]
@@ -316,12 +382,15 @@ func mcplugList(t *testing.T, dir string) map[string]string {
 	m.Connect(context.Background())
 	got := map[string]string{}
 	for _, st := range m.Status() {
-		switch st.State {
-		case mcp.StateConnected:
+		switch {
+		case errors.Is(st.Err, config.ErrPolicy):
+			// Claude Code leaves a server its policy refuses out of its
+			// list; the Manager lists it, failed, with the rule.
+		case st.State == mcp.StateConnected:
 			got[st.Name] = "connected"
-		case mcp.StateNeedsApproval:
+		case st.State == mcp.StateNeedsApproval:
 			got[st.Name] = "pending"
-		case mcp.StateDisabled:
+		case st.State == mcp.StateDisabled:
 		default:
 			got[st.Name] = "failed"
 		}

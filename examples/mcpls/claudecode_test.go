@@ -29,6 +29,14 @@ type writeCase struct {
 	files map[string]string // "home/…", "root/…"; ROOT is the project folder
 	from  string            // the folder the commands run in, under root ("" for root)
 	cmds  [][]string
+	// links are symlinks made after the files: "home/…" → "home/…".
+	links map[string]string
+	// umask, when not 0, is the umask both run under; the case then
+	// compares the files' modes too, and so does a case with links.
+	umask int
+	// modeDiffers names the files whose modes differ on purpose (see
+	// docs/manager.md): mcpls keeps them to the user (0600).
+	modeDiffers map[string]string
 }
 
 var writeCases = []writeCase{
@@ -66,6 +74,18 @@ var writeCases = []writeCase{
 	}, cmds: [][]string{{"reset-project-choices"}}},
 	{name: "a malformed .mcp.json is not written", files: map[string]string{"root/.mcp.json": `{"mcpServers": {"a": {"command": "x"},}}`},
 		cmds: [][]string{{"add", "-s", "project", "n", "--", "x"}}},
+	{name: "a new .mcp.json under umask 077", umask: 0o077, cmds: [][]string{{"add", "-s", "project", "p", "--", "x"}}},
+	{name: "a new .mcp.json under umask 027", umask: 0o027, cmds: [][]string{{"add", "-s", "project", "p", "--", "x"}}},
+	{name: "a new .mcp.json with a secret in it", umask: 0o022, cmds: [][]string{{"add", "-s", "project", "b", "-e", "API_KEY=s3cret", "--", "x"}},
+		modeDiffers: map[string]string{"root/.mcp.json": "a file that holds a secret"}},
+	{name: "~/.claude.json as a link into the user's dotfiles", umask: 0o022, files: map[string]string{"home/dots/claude.json": `{"numStartups": 3}`},
+		links:       map[string]string{"home/.claude.json": "home/dots/claude.json"},
+		cmds:        [][]string{{"add", "-s", "user", "u", "--", "x"}, {"add", "l", "--", "y"}, {"remove", "-s", "user", "u"}},
+		modeDiffers: map[string]string{"home/dots/claude.json": "~/.claude.json is the user's alone"}},
+	{name: "~/.claude.json as a link to no file yet", umask: 0o022, files: map[string]string{"home/dots/keep": ""},
+		links: map[string]string{"home/.claude.json": "home/dots/new.json"}, cmds: [][]string{{"add", "-s", "user", "u", "--", "x"}}},
+	{name: "a .mcp.json.lock the repository ships", files: map[string]string{"root/.mcp.json.lock/keep": ""},
+		cmds: [][]string{{"add", "-s", "project", "p", "--", "x"}, {"add", "-s", "project", "q", "--", "y"}}},
 }
 
 // sandbox is one tool's home and project.
@@ -85,7 +105,41 @@ func newSandbox(t *testing.T, c writeCase) *sandbox {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(content, "ROOT", s.root)), 0o644))
 	}
+	for link, target := range c.links {
+		require.NoError(t, os.Symlink(s.path(target), s.path(link)))
+	}
 	return s
+}
+
+// path is the sandbox's path of "home/…" or "root/…".
+func (s *sandbox) path(name string) string {
+	dir, rest, _ := strings.Cut(name, "/")
+	return filepath.Join(map[string]string{"home": s.home, "root": s.root}[dir], rest)
+}
+
+// modes are the modes of the case's files, and where its links lead.
+func (s *sandbox) modes(t *testing.T, c writeCase) map[string]string {
+	out := map[string]string{}
+	names := []string{"root/.mcp.json"} // ~/.claude.json Claude Code makes for itself on its first start
+	for link, target := range c.links {
+		names = append(names, link, target)
+	}
+	for _, name := range names {
+		info, err := os.Lstat(s.path(name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out[name] = "missing"
+		case err != nil:
+			t.Fatal(err)
+		case info.Mode()&os.ModeSymlink != 0:
+			to, err := os.Readlink(s.path(name))
+			require.NoError(t, err)
+			out[name] = "link to " + strings.NewReplacer(s.home, "home", s.root, "root").Replace(to)
+		default:
+			out[name] = info.Mode().String()
+		}
+	}
+	return out
 }
 
 func (s *sandbox) dir(c writeCase) string { return filepath.Join(s.root, c.from) }
@@ -93,6 +147,9 @@ func (s *sandbox) dir(c writeCase) string { return filepath.Join(s.root, c.from)
 // claude runs Claude Code's claude mcp args in the sandbox.
 func (s *sandbox) claude(t *testing.T, bin string, c writeCase, args []string) int {
 	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
+	if c.umask != 0 {
+		cmd = exec.Command("sh", append([]string{"-c", fmt.Sprintf(`umask %03o && exec "$0" "$@"`, c.umask), bin, "mcp"}, args...)...)
+	}
 	cmd.Dir = s.dir(c)
 	cmd.Env = append(os.Environ(), "HOME="+s.home, "CLAUDE_CONFIG_DIR=", "DISABLE_AUTOUPDATER=1")
 	var out bytes.Buffer
@@ -109,6 +166,9 @@ func (s *sandbox) claude(t *testing.T, bin string, c writeCase, args []string) i
 // mcpls runs mcpls args in the sandbox.
 func (s *sandbox) mcpls(t *testing.T, c writeCase, args []string) int {
 	t.Setenv("HOME", s.home)
+	if c.umask != 0 {
+		defer setUmask(c.umask)()
+	}
 	var out bytes.Buffer
 	return run(append([]string{args[0], "-C", s.dir(c)}, args[1:]...), &out, &out)
 }
@@ -187,6 +247,15 @@ func TestWritesAgreeWithClaudeCode(t *testing.T) {
 				assert.Equal(t, want == 0, got == 0, "claude mcp %v exits %d, mcpls %d", args, want, got)
 			}
 			assert.Equal(t, cc.servers(t, c), ours.servers(t, c))
+			if c.umask != 0 || c.links != nil {
+				want, got := cc.modes(t, c), ours.modes(t, c)
+				for name, why := range c.modeDiffers {
+					assert.Equal(t, "-rw-------", got[name], "mcpls keeps %s to the user: %s", name, why)
+					delete(want, name)
+					delete(got, name)
+				}
+				assert.Equal(t, want, got, "the files' modes, and where the links lead")
+			}
 			if c.files["root/.mcp.json"] != "" && !json.Valid([]byte(c.files["root/.mcp.json"])) {
 				b, _ := os.ReadFile(filepath.Join(ours.root, ".mcp.json"))
 				assert.Equal(t, c.files["root/.mcp.json"], string(b), "a malformed file is left as it was")

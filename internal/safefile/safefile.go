@@ -1,18 +1,17 @@
 // Package safefile reads and writes the files a project may have
 // planted: only regular files, within a bound, opened without blocking
 // (a named pipe cannot hold the reader), written by temporary file and
-// rename, never through a symlink.
+// rename, never through a symlink unless it is the user's own (see
+// WriteOptions.FollowOwnLink).
 package safefile
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // ErrNotRegular is matched by the error for a file that is a device, a
@@ -102,99 +101,6 @@ func ReadJSONObject(path string, max int64) (map[string]any, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	return obj, nil
-}
-
-// Write replaces the file name in dir with data, mode 0600.
-// dir is created (0700) when missing. Neither dir nor the file may be a
-// symlink or anything but a directory and a regular file: a repository
-// that ships .claude as a link to the user's own settings must not have a
-// decision written there. The new content goes to a temporary file in dir
-// that is renamed over the old one, so a reader never sees half of it.
-func Write(dir, name string, data []byte) error {
-	return WriteFunc(dir, name, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// WriteFunc is Write with the new content written by write, which may
-// stream it; when write fails, the file is left as it was.
-func WriteFunc(dir, name string, write func(io.Writer) error) error {
-	return WriteWith(dir, name, &WriteOptions{Mode: 0o600, Private: true}, write)
-}
-
-// WriteOptions are how WriteWith writes.
-type WriteOptions struct {
-	// Mode is the permissions of a new file; an existing file keeps its
-	// own, which Private caps at the user's (0600).
-	Mode    os.FileMode
-	Private bool
-	// BeforeRename, if set, runs once the new content is written, just
-	// before it replaces the file; its error leaves the file as it was
-	// (another writer changed it meanwhile, say).
-	BeforeRename func() error
-}
-
-// WriteWith is WriteFunc with its options; dir is created (0700) when
-// missing.
-func WriteWith(dir, name string, opts *WriteOptions, write func(io.Writer) error) error {
-	path := filepath.Join(dir, name)
-	info, err := os.Lstat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			return err
-		}
-	case err != nil:
-		return err
-	case !info.IsDir():
-		return fmt.Errorf("%w: %s is a %s, not a directory (it is not written through)", ErrNotRegular, dir, kindOf(info))
-	}
-	info, err = os.Lstat(path)
-	mode := opts.Mode
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return err
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("%w: %s is a %s (it is not written through)", ErrNotRegular, path, kindOf(info))
-	default:
-		mode = info.Mode().Perm()
-		if opts.Private {
-			mode &= 0o600 // never wider than the user's own
-		}
-	}
-	tmp, err := os.CreateTemp(dir, "."+name+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
-	bw := bufio.NewWriterSize(tmp, 64<<10)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if opts.BeforeRename != nil {
-		if err := opts.BeforeRename(); err != nil {
-			return err
-		}
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func kindOf(info os.FileInfo) string {

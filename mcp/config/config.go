@@ -578,9 +578,12 @@ func parseEntryLookup(name string, raw json.RawMessage, source string, lookup fu
 	default:
 		return fail("unknown type %q (want stdio, http or sse)", sc.Type)
 	}
+	w := &writtenEntry{rawCommand: append([]string{sc.Command}, sc.Args...), rawURL: sc.URL}
 	if err := sc.expand(lookup); err != nil {
 		return fail("%v", err)
 	}
+	w.command, w.url = append([]string{sc.Command}, sc.Args...), sc.URL
+	sc.written = w
 	switch sc.Type {
 	case TypeStdio:
 		if sc.Command == "" {

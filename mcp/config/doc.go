@@ -16,5 +16,6 @@
 // kept inside the project count only in a workspace the user trusts
 // (Workspace, SaveTrust). Files are read only when they are regular files
 // within a size bound (ErrNotRegularFile, ErrFileTooLarge), and written
-// only as regular files, never through a symlink.
+// only as regular files, never through a symlink but the user's own
+// ~/.claude.json link (ErrNotOwned).
 package config

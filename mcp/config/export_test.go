@@ -52,3 +52,7 @@ func EditJSON(doc string, path []string, name, value string) (string, error) {
 	err = apply(&b, strings.NewReader(doc), int64(len(doc)), splices)
 	return b.String(), err
 }
+
+// HoldsSecret reports whether the server entry raw holds a secret, as
+// the writes decide it.
+func HoldsSecret(raw string) bool { return holdsSecret([]byte(raw)) }

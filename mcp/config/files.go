@@ -21,3 +21,9 @@ var ErrNotRegularFile = safefile.ErrNotRegular
 // larger than its bound (1 GiB for ~/.claude.json, 64 MiB for the
 // user's other files, 4 MiB for a project's). Such a file is not read.
 var ErrFileTooLarge = safefile.ErrTooLarge
+
+// ErrNotOwned is matched by the error of a write through a link in
+// ~/.claude.json's place that another user owns, or that leads to a
+// file or into a folder another user owns, or into a folder every user
+// may write to. Nothing is written.
+var ErrNotOwned = safefile.ErrNotOwned

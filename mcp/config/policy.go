@@ -9,8 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -33,9 +33,17 @@ func managedMCPFile() string      { return filepath.Join(managedpath.Dir, "manag
 func managedSettingsFile() string { return filepath.Join(managedpath.Dir, "managed-settings.json") }
 
 // PolicyEntry is one entry of allowedMcpServers or deniedMcpServers:
-// exactly one of a server's name, its command line (command and
-// arguments, exactly), or a URL pattern ('*' matches any characters, dots
-// too).
+// exactly one of a server's name, its command line, or a URL pattern.
+//
+// A name is compared exactly. A command line (command and arguments) is
+// compared element by element, exactly, as Claude Code compares it: each
+// ${VAR} or ${VAR:-default} of the entry is expanded from the environment
+// first, as a config's are, and the server's command line is taken as
+// the config expands it, before a relative command is made absolute; a
+// deny entry also matches the command line as the config writes it,
+// ${VAR}s and all. A URL pattern is matched against the server's URL
+// parsed and reduced to what names a server (see Allows); its ${VAR}s
+// are expanded too.
 type PolicyEntry struct {
 	ServerName    string   `json:"serverName,omitempty"`
 	ServerCommand []string `json:"serverCommand,omitempty"`
@@ -147,7 +155,33 @@ func (e PolicyEntry) check() error {
 	if n != 1 {
 		return errors.New(`an entry must have exactly one of "serverName", "serverCommand", or "serverUrl"`)
 	}
+	if e.ServerCommand != nil && len(e.ServerCommand) == 0 {
+		return errors.New(`"serverCommand" must have at least one element (the command)`)
+	}
+	if e.ServerURL != "" {
+		// Its shape, whatever its ${VAR}s hold.
+		if _, err := parseURLPattern(blankVars(e.ServerURL)); err != nil {
+			return fmt.Errorf(`"serverUrl" %q: %w`, e.ServerURL, err)
+		}
+	}
 	return nil
+}
+
+// blankVars replaces each ${…} of s with "x".
+func blankVars(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return b.String() + s
+		}
+		end := closingBrace(s[i+2:])
+		if end < 0 {
+			return b.String() + s
+		}
+		b.WriteString(s[:i] + "x")
+		s = s[i+2+end+1:]
+	}
 }
 
 // String is the entry as the policy file writes it.
@@ -156,28 +190,173 @@ func (e PolicyEntry) String() string {
 	return string(b)
 }
 
-func (e PolicyEntry) matches(sc *Server) bool {
+// matches reports whether the entry matches sc; deny says it is an entry
+// of deniedMcpServers, which matches more (see PolicyEntry and Allows).
+func (e PolicyEntry) matches(sc *Server, deny bool) bool {
 	switch {
 	case e.ServerName != "":
 		return e.ServerName == sc.Name
 	case e.ServerCommand != nil:
-		return sc.Type == TypeStdio && slices.Equal(e.ServerCommand, append([]string{sc.Command}, sc.Args...))
+		if sc.Type != TypeStdio {
+			return false
+		}
+		expanded, written := sc.policyCommand()
+		entry, ok := expandEach(e.ServerCommand)
+		if ok && slices.Equal(entry, expanded) {
+			return true
+		}
+		return deny && (slices.Equal(entry, written) || slices.Equal(e.ServerCommand, written) || slices.Equal(e.ServerCommand, expanded))
 	case e.ServerURL != "":
-		return sc.Type != TypeStdio && urlPattern(e.ServerURL).MatchString(sc.URL)
+		if sc.Type == TypeStdio {
+			return false
+		}
+		pat := e.pattern(deny)
+		if pat == nil {
+			return false
+		}
+		expanded, written := sc.policyURL()
+		if u, err := parseServerURL(expanded); err == nil && pat.matches(u, deny) {
+			return true
+		}
+		if deny && written != expanded {
+			if u, err := parseServerURL(written); err == nil && pat.matches(u, deny) {
+				return true
+			}
+		}
 	}
 	return false
 }
 
-func urlPattern(p string) *regexp.Regexp {
-	parts := strings.Split(p, "*")
-	for i := range parts {
-		parts[i] = regexp.QuoteMeta(parts[i])
+// expandEach expands the ${VAR}s of a command entry from the
+// environment; ok is false, and the entry returned as written, when one
+// names an unset variable without a default.
+func expandEach(cmd []string) (out []string, ok bool) {
+	out = make([]string, len(cmd))
+	for i, s := range cmd {
+		x, err := expandVars(s, os.LookupEnv)
+		if err != nil {
+			return cmd, false
+		}
+		out[i] = x
 	}
-	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
+	return out, true
+}
+
+// pattern is the entry's URL pattern with its ${VAR}s expanded from the
+// environment. A deny entry whose expansion fails (an unset variable) or
+// no longer parses is taken as written; an allow entry then matches
+// nothing, and nothing either when a value would reach beyond the part
+// it stands in: a '*' in it, a host value with '/', '?', '#', '@' or
+// '%', a path or query value with '?', '#' or "..".
+func (e PolicyEntry) pattern(deny bool) *urlPattern {
+	text := e.ServerURL
+	if strings.Contains(text, "${") {
+		x, ok := expandPattern(text)
+		switch {
+		case ok:
+			if p, err := parseURLPattern(x); err == nil {
+				return p
+			}
+			if !deny {
+				return nil
+			}
+		case !deny:
+			return nil
+		}
+	}
+	p, err := parseURLPattern(text)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// expandPattern expands the ${VAR}s of a URL pattern; ok is false when
+// one is unset without a default or its value is unsafe where it stands.
+func expandPattern(s string) (string, bool) {
+	// Where the authority ends in the text as written, its ${…} skipped.
+	authEnd := len(s)
+	if i := strings.Index(s, "://"); i >= 0 {
+		for j := i + 3; j < len(s); j++ {
+			if strings.HasPrefix(s[j:], "${") {
+				if end := closingBrace(s[j+2:]); end >= 0 {
+					j += 2 + end
+					continue
+				}
+			}
+			if strings.IndexByte("/?#", s[j]) >= 0 {
+				authEnd = j
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	at := 0
+	for {
+		i := strings.Index(s[at:], "${")
+		if i < 0 {
+			b.WriteString(s[at:])
+			return b.String(), true
+		}
+		i += at
+		end := closingBrace(s[i+2:])
+		if end < 0 {
+			return "", false
+		}
+		v, err := expandVars(s[i:i+2+end+1], os.LookupEnv)
+		if err != nil || strings.ContainsRune(v, '*') || strings.IndexFunc(v, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) >= 0 {
+			return "", false
+		}
+		if i < authEnd && strings.ContainsAny(v, "/?#@%[]") || i >= authEnd && (strings.ContainsAny(v, "?#") || strings.Contains(v, "..")) {
+			return "", false
+		}
+		b.WriteString(s[at:i] + v)
+		at = i + 2 + end + 1
+	}
+}
+
+// policyCommand is the command line the policy compares: as the config
+// expands it (before a relative command is made absolute), and as it
+// writes it.
+func (sc *Server) policyCommand() (expanded, written []string) {
+	if w := sc.written; w != nil {
+		return w.command, w.rawCommand
+	}
+	cl := append([]string{sc.Command}, sc.Args...)
+	return cl, cl
+}
+
+// policyURL is the URL the policy compares: as the config expands it,
+// and as it writes it.
+func (sc *Server) policyURL() (expanded, written string) {
+	if w := sc.written; w != nil {
+		return w.url, w.rawURL
+	}
+	return sc.URL, sc.URL
 }
 
 // Allows reports whether the policy lets sc run, and if not, why. A nil
 // Policy allows everything; a server of managed-mcp.json is allowed.
+//
+// A serverUrl pattern is "*" (every URL) or scheme://host[:port][/path]
+// [?query]; the pattern and the server's URL are each parsed and reduced
+// before they are compared: scheme and host lower-cased, a host in
+// another script (or in full-width letters) in its IDNA form, as the
+// HTTP client dials it, one trailing dot and the default port dropped,
+// percent-encoded letters and digits decoded and dot segments of the
+// path resolved; user information and fragment are not compared (neither
+// names the server). A '*' matches any run of characters within its own
+// part: in the host it never reaches the path, in the path never the
+// query. A pattern without a path matches every path of its host. An
+// allow pattern without a port matches the default port (any port when
+// its host has a '*'); without a query, a URL without one, unless its
+// path ends in '*'. A deny pattern matches more, so that what it names
+// cannot be reached another way: every port when it names none, every
+// query when it has none, and its path with or without a trailing slash.
+// A remote server's URL that cannot be parsed as the HTTP client parses
+// it (a backslash, a percent-encoded host, a host that is a number but
+// not a dotted IPv4 address, …) is allowed by no serverUrl entry and
+// denied whenever deniedMcpServers has one.
 func (p *Policy) Allows(sc *Server) (bool, string) {
 	if p == nil || sc.Scope == ScopeManaged {
 		return true, ""
@@ -185,15 +364,21 @@ func (p *Policy) Allows(sc *Server) (bool, string) {
 	if p.Managed != nil {
 		return false, "the organisation's " + managedMCPFile() + " has exclusive control over MCP servers"
 	}
+	stdio := sc.Type == TypeStdio
+	if !stdio && slices.ContainsFunc(p.Denied, func(e PolicyEntry) bool { return e.ServerURL != "" }) {
+		u, _ := sc.policyURL()
+		if _, err := parseServerURL(u); err != nil && !strings.Contains(u, "${") {
+			return false, fmt.Sprintf("%v, and deniedMcpServers has serverUrl entries: a URL the policy cannot read is denied", err)
+		}
+	}
 	for _, e := range p.Denied {
-		if e.matches(sc) {
+		if e.matches(sc, true) {
 			return false, "deniedMcpServers has " + e.String()
 		}
 	}
 	if p.Allowed == nil {
 		return true, ""
 	}
-	stdio := sc.Type == TypeStdio
 	var byKind bool
 	for _, e := range p.Allowed {
 		if stdio && e.ServerCommand != nil || !stdio && e.ServerURL != "" {
@@ -204,7 +389,7 @@ func (p *Policy) Allows(sc *Server) (bool, string) {
 		if byKind && e.ServerName != "" {
 			continue // with command (URL) entries, a stdio (remote) server must match one of them
 		}
-		if e.matches(sc) {
+		if e.matches(sc, false) {
 			return true, ""
 		}
 	}

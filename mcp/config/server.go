@@ -82,6 +82,10 @@ type Server struct {
 	// it is the program's own; a project entry's headersHelper runs only
 	// then.
 	trusted bool
+	// written is the command line and URL as the entry writes them and as
+	// they were expanded, before a relative command is made absolute: what
+	// the organisation's policy compares. Nil for a Server made in code.
+	written *writtenEntry
 
 	// Extra keeps the entry's fields this package does not know.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -90,6 +94,14 @@ type Server struct {
 	// Err is the entry's problem, a *Error, or nil. A server with an
 	// Err is never started; an mcp.Manager shows it as failed.
 	Err error `json:"-"`
+}
+
+// writtenEntry is what the policy compares of an entry (see
+// PolicyEntry): its command line and URL as written, ${VAR}s and all,
+// and as expanded.
+type writtenEntry struct {
+	rawCommand, command []string
+	rawURL, url         string
 }
 
 // OAuth is the "oauth" object of a remote server entry: how to

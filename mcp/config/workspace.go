@@ -1,14 +1,13 @@
 package config
 
 import (
-	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/mcplug/mcplug/internal/safefile"
 )
 
 // Workspace is the project a Config was loaded for, found the way Claude
@@ -98,9 +97,10 @@ func (ws *Workspace) outsideDir(home string) string {
 
 // SaveTrust records that the user trusts the workspace of dir (see
 // Workspace): "hasTrustDialogAccepted": true in the entry of its project
-// root in ~/.claude.json, as Claude Code's trust dialog does. The file's
-// other contents are kept. It is written only as a regular file (never
-// through a symlink), by replacing it whole.
+// root in ~/.claude.json, as Claude Code's trust dialog does. It is
+// written as Add writes ~/.claude.json: every other byte kept, under
+// Claude Code's lock, by replacing the file whole (through a link the
+// user owns there, to the file it leads to).
 func SaveTrust(dir string) error {
 	ws, err := findWorkspace(dir)
 	if err != nil {
@@ -113,18 +113,9 @@ func SaveTrust(dir string) error {
 	if real, err := filepath.EvalSymlinks(home); err == nil {
 		home = real // the home directory is the user's own, wherever it links to
 	}
-	path := filepath.Join(home, ".claude.json")
-	f, err := safefile.Open(path, maxClaudeJSONSize)
-	if err != nil {
-		return &Error{File: path, Err: err}
-	}
-	var r io.Reader = bytes.NewReader(nil) // missing: an empty object
-	if f != nil {
-		defer f.Close()
-		r = io.LimitReader(f, maxClaudeJSONSize)
-	}
-	if err := safefile.WriteFunc(home, ".claude.json", func(w io.Writer) error { return setTrust(r, w, ws.Root) }); err != nil {
-		return &Error{File: path, Err: err}
-	}
-	return nil
+	t := userTarget(home)
+	t.path = []string{"projects", ws.Root}
+	return t.edit(context.Background(), func(*objectSpan, io.ReaderAt) ([]jsonEdit, error) {
+		return []jsonEdit{{path: t.path, name: "hasTrustDialogAccepted", value: json.RawMessage("true")}}, nil
+	})
 }

@@ -161,11 +161,23 @@ type target struct {
 	dir, name string   // the file
 	path      []string // the servers' object in it
 	project   string   // local scope: the project's key
-	lock      bool     // ~/.claude.json: Claude Code's lock
-	mode      os.FileMode
-	private   bool
+	lock      lockKind
+	mode      os.FileMode // of a new file, less the umask
+	private   bool        // never wider than 0600
+	secrets   bool        // never wider than 0600 once its servers hold a secret (see holdsSecret)
+	follow    bool        // written through a link the user owns (~/.claude.json)
+	max       int64       // the file's bound
 	create    func(depth int) (before, after []member)
 }
+
+// lockKind is the lock a write of a file takes.
+type lockKind int
+
+const (
+	lockNone   lockKind = iota
+	lockClaude          // Claude Code's lock of ~/.claude.json: the folder ~/.claude.json.lock
+	lockFolder          // among mcplug's writers: flock(2) on the file's folder
+)
 
 func targetOf(dir string, scope Scope) (*target, error) {
 	switch scope {
@@ -178,7 +190,10 @@ func targetOf(dir string, scope Scope) (*target, error) {
 			abs = real
 		}
 		// Claude Code writes the .mcp.json of the directory it runs in.
-		return &target{dir: abs, name: ".mcp.json", path: []string{"mcpServers"}, lock: true, mode: 0o644}, nil
+		// It is the project's, to commit (0644, less the umask), unless its
+		// servers hold a secret. Its lock is taken on the folder, where a
+		// repository cannot plant one.
+		return &target{dir: abs, name: ".mcp.json", path: []string{"mcpServers"}, lock: lockFolder, mode: 0o644, secrets: true, max: maxProjectFileSize}, nil
 	case ScopeUser, ScopeLocal:
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -187,7 +202,7 @@ func targetOf(dir string, scope Scope) (*target, error) {
 		if real, err := filepath.EvalSymlinks(home); err == nil {
 			home = real
 		}
-		t := &target{dir: home, name: ".claude.json", path: []string{"mcpServers"}, lock: true, mode: 0o600, private: true}
+		t := userTarget(home)
 		if scope == ScopeLocal {
 			ws, err := findWorkspace(dir)
 			if err != nil {
@@ -214,6 +229,13 @@ func targetOf(dir string, scope Scope) (*target, error) {
 	return nil, fmt.Errorf("config: invalid scope %q (local, project or user)", scope)
 }
 
+// userTarget is ~/.claude.json's servers, in the home directory home:
+// the user's, private, written under Claude Code's lock, and through a
+// link the user keeps there (a dotfile manager's).
+func userTarget(home string) *target {
+	return &target{dir: home, name: ".claude.json", path: []string{"mcpServers"}, lock: lockClaude, mode: 0o600, private: true, follow: true, max: maxClaudeJSONSize}
+}
+
 // Bounds of a write: the lock is waited for at most lockWait (Claude
 // Code holds it for a few milliseconds), one older than staleLock is a
 // writer's that died (proper-lockfile's rule, which Claude Code uses),
@@ -233,17 +255,22 @@ func (t *target) file() string { return filepath.Join(t.dir, t.name) }
 
 // edit changes the target's file: decide is given the span of the
 // servers' object (nil when missing) and the document, and returns the
-// edits; the file is written by temporary file and rename, under Claude
-// Code's lock for ~/.claude.json, and read again if it changed meanwhile.
+// edits; the file is written by temporary file and rename, under the
+// target's lock, and read again if it changed meanwhile.
 func (t *target) edit(ctx context.Context, decide func(servers *objectSpan, doc io.ReaderAt) ([]jsonEdit, error)) error {
 	path := t.file()
-	if t.lock {
-		unlock, err := lockFile(ctx, path)
-		if err != nil {
-			return &Error{File: path, Err: err}
-		}
-		defer unlock()
+	unlock := func() {}
+	var err error
+	switch t.lock {
+	case lockClaude:
+		unlock, err = lockFile(ctx, path)
+	case lockFolder:
+		unlock, err = lockDir(ctx, t.dir)
 	}
+	if err != nil {
+		return &Error{File: path, Err: err}
+	}
+	defer unlock()
 	for range maxAttempts {
 		err := t.editOnce(decide)
 		if !errors.Is(err, errRetry) {
@@ -258,7 +285,11 @@ func (t *target) edit(ctx context.Context, decide func(servers *objectSpan, doc 
 
 func (t *target) editOnce(decide func(servers *objectSpan, doc io.ReaderAt) ([]jsonEdit, error)) error {
 	path := t.file()
-	f, err := safefile.Open(path, maxClaudeJSONSize)
+	max := t.max
+	if max == 0 {
+		max = maxProjectFileSize
+	}
+	f, err := safefile.Open(path, max)
 	if err != nil {
 		return err
 	}
@@ -281,7 +312,8 @@ func (t *target) editOnce(decide func(servers *objectSpan, doc io.ReaderAt) ([]j
 	if err != nil {
 		return fmt.Errorf("not written: it is not valid JSON: %w", withLine(err, doc))
 	}
-	edits, err := decide(spans[strings.Join(t.path, "\x00")], doc)
+	servers := spans[strings.Join(t.path, "\x00")]
+	edits, err := decide(servers, doc)
 	if err != nil {
 		return err
 	}
@@ -292,14 +324,19 @@ func (t *target) editOnce(decide func(servers *objectSpan, doc io.ReaderAt) ([]j
 	if len(splices) == 0 {
 		return nil // nothing changes: the file is not written (nor made)
 	}
+	private := t.private
+	if t.secrets && !private {
+		if private, err = serversHoldSecret(doc, servers, edits); err != nil {
+			return err
+		}
+	}
 	return safefile.WriteWith(t.dir, t.name, &safefile.WriteOptions{
-		Mode: t.mode, Private: t.private,
-		BeforeRename: func() error {
-			now, err := os.Lstat(path)
+		Mode: t.mode, Private: private, FollowOwnLink: t.follow,
+		BeforeRename: func(now os.FileInfo) error {
 			switch {
-			case before == nil && errors.Is(err, os.ErrNotExist):
+			case before == nil && now == nil:
 				return nil
-			case before == nil || err != nil:
+			case before == nil || now == nil:
 				return errRetry
 			case !os.SameFile(before, now) || before.Size() != now.Size() || !before.ModTime().Equal(now.ModTime()):
 				return errRetry
@@ -317,42 +354,32 @@ func (t *target) editOnce(decide func(servers *objectSpan, doc io.ReaderAt) ([]j
 	})
 }
 
-// lockFile takes the lock Claude Code takes on a file (a directory named
-// after it, ".lock" added; Claude Code takes it for ~/.claude.json, and
-// mcplug for .mcp.json too), waiting for another writer within ctx and
-// lockWait.
-func lockFile(ctx context.Context, path string) (unlock func(), err error) {
-	lock := path + ".lock"
-	deadline := time.Now().Add(lockWait)
-	delay := 5 * time.Millisecond
-	for {
-		err := os.Mkdir(lock, 0o700)
-		if err == nil {
-			return func() { os.Remove(lock) }, nil
+// serversHoldSecret reports whether a server of the object, once the
+// edits are made, holds a secret (see holdsSecret).
+func serversHoldSecret(doc io.ReaderAt, servers *objectSpan, edits []jsonEdit) (bool, error) {
+	edited := map[string]bool{}
+	for _, e := range edits {
+		if e.value != nil && holdsSecret(e.value) {
+			return true, nil
 		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, err
-		}
-		if info, err := os.Lstat(lock); err == nil && info.IsDir() && time.Since(info.ModTime()) > staleLock {
-			// Its writer died. A lock that cannot be removed (a folder with
-			// something in it, which no writer leaves) is not waited for.
-			if err := os.Remove(lock); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("%w (%s is stale and cannot be removed: %v)", ErrLocked, lock, err)
-			}
+		edited[e.name] = true
+	}
+	if servers == nil {
+		return false, nil
+	}
+	for _, m := range servers.members {
+		if edited[m.name] {
 			continue
 		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w (%s is held; if no Claude Code or mcpls runs, remove it)", ErrLocked, lock)
+		raw := make([]byte, m.valueEnd-m.valueStart)
+		if _, err := doc.ReadAt(raw, m.valueStart); err != nil {
+			return false, err
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		if holdsSecret(raw) {
+			return true, nil
 		}
-		delay = min(delay*2, 100*time.Millisecond)
 	}
+	return false, nil
 }
 
 // has reports whether the servers' object has the name.
@@ -366,10 +393,23 @@ func has(servers *objectSpan, name string) bool {
 // ScopeUser ~/.claude.json's own "mcpServers". A name the scope has
 // already is an error matching ErrExists, and nothing is written. The
 // rest of the file is kept byte for byte; the file is replaced by
-// rename, never written through a link; ~/.claude.json is written under
-// the lock Claude Code takes, and a file that another writer changes
-// meanwhile is read again, so neither write is lost. A file that is not
-// valid JSON is never written (the error says where it is broken).
+// rename. A new file is made with its mode less the umask (.mcp.json
+// 0644, ~/.claude.json 0600); ~/.claude.json is never wider than 0600,
+// and neither is a .mcp.json whose servers hold a secret: a value of
+// env or headers, an oauth client secret, or the user information or a
+// query value of a url, written out rather than as ${VAR} references (a
+// setting cannot be told from a secret; arguments never count, a secret
+// belongs in env). A .mcp.json that is a
+// link is never written through; a ~/.claude.json that is a link the
+// user keeps (a dotfile manager's) is: the file it leads to is replaced
+// and the link kept, unless a link on the way, the file or its folder is
+// another user's or the folder is writable by every user (ErrNotOwned).
+// ~/.claude.json is written under the lock Claude Code takes, .mcp.json
+// under flock(2) on its folder (a .mcp.json.lock a repository ships is
+// no lock), and a file that another writer changes meanwhile is read
+// again, so neither write is lost. A file that is not valid JSON is
+// never written (the error says where it is broken). The organisation's
+// policy judges the entry as Load will read it (ErrPolicy).
 func Add(ctx context.Context, dir string, scope Scope, name string, entry json.RawMessage) (*Change, error) {
 	return write(ctx, dir, scope, name, entry, false)
 }
@@ -399,7 +439,13 @@ func write(ctx context.Context, dir string, scope Scope, name string, entry json
 	if sc.Err != nil {
 		return nil, sc.Err
 	}
-	if ok, why := policy.Allows(sc); !ok {
+	// The policy judges the entry as Load will read it, its ${VAR}s
+	// expanded from the environment (and, for a deny entry, as written).
+	judged := parseEntry(name, entry, "the entry")
+	if judged.Err != nil {
+		judged = sc
+	}
+	if ok, why := policy.Allows(judged); !ok {
 		return nil, fmt.Errorf("%w: %q: %s", ErrPolicy, name, why)
 	}
 	t, err := targetOf(dir, scope)

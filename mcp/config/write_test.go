@@ -129,7 +129,7 @@ func TestWritesInEachScope(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 	info, err = os.Stat(filepath.Join(project, ".mcp.json"))
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), ".mcp.json is the project's, to commit")
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), ".mcp.json holds a secret: an env value (K)")
 
 	t.Run("get reads a scope's entry", func(t *testing.T) {
 		sc, err := config.Get(project, config.ScopeLocal, "s-local")
@@ -277,4 +277,17 @@ func TestAddJSONKeepsWhatClaudeCodeKeeps(t *testing.T) {
 	assert.ErrorContains(t, err, "not a JSON object")
 	_, err = config.EntryFromJSON("j", json.RawMessage(`{"type":"http"}`))
 	assert.Error(t, err, "an http entry without a url")
+}
+
+// A .mcp.json is written within the bound it is read with: Load would
+// refuse a larger one, so a write to it is refused too, and it is left.
+func TestAProjectFileIsWrittenWithinItsBound(t *testing.T) {
+	_, project := home(t)
+	path := filepath.Join(project, ".mcp.json")
+	big := `{"mcpServers": {}, "pad": "` + strings.Repeat("x", 4<<20) + `"}`
+	require.NoError(t, os.WriteFile(path, []byte(big), 0o644))
+	_, err := config.Add(context.Background(), project, config.ScopeProject, "a", json.RawMessage(`{"command":"x"}`))
+	assert.ErrorIs(t, err, config.ErrFileTooLarge)
+	b, _ := os.ReadFile(path)
+	assert.Equal(t, len(big), len(b), "untouched")
 }
