@@ -423,18 +423,18 @@ func TestParseFrontmatter(t *testing.T) {
 func TestResolveSkillFileStaysWithinTheSkill(t *testing.T) {
 	s := entry("acme/refunds", 1, 1)
 	for p, want := range map[string]string{
-		"references/GUIDE.md":                 "skill://acme/refunds/references/GUIDE.md",
-		"./a.md":                              "skill://acme/refunds/a.md",
-		"skill://acme/refunds/SKILL.md":       "skill://acme/refunds/SKILL.md",
-		"skill://acme/refunds/x/y.md":         "skill://acme/refunds/x/y.md",
-		"../other/SKILL.md":                   "",
-		"a/../../b.md":                        "",
-		"/etc/passwd":                         "",
-		"":                                    "",
-		"a//b":                                "",
-		"skill://acme/other/SKILL.md":         "",
-		"file:///etc/passwd":                  "",
-		"skill://acme/refunds/../x/SKILL.md":  "",
+		"references/GUIDE.md":                "skill://acme/refunds/references/GUIDE.md",
+		"./a.md":                             "skill://acme/refunds/a.md",
+		"skill://acme/refunds/SKILL.md":      "skill://acme/refunds/SKILL.md",
+		"skill://acme/refunds/x/y.md":        "skill://acme/refunds/x/y.md",
+		"../other/SKILL.md":                  "",
+		"a/../../b.md":                       "",
+		"/etc/passwd":                        "",
+		"":                                   "",
+		"a//b":                               "",
+		"skill://acme/other/SKILL.md":        "",
+		"file:///etc/passwd":                 "",
+		"skill://acme/refunds/../x/SKILL.md": "",
 		"references\\..\\..\\other/SKILL.md": "",
 	} {
 		got, err := mcp.ResolveSkillFile(s, p)
