@@ -78,6 +78,10 @@ type Agent struct {
 	// value sends every definition on every turn.
 	ToolSearch ToolSearch
 
+	// Sections add to System, in order, before every model turn (see
+	// PromptSection): the index of the servers' skills (Skills), say.
+	Sections []PromptSection
+
 	history  []Message
 	tools    *toolSet
 	deferred []mcp.Tool // of this turn
@@ -151,7 +155,11 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		}
 		a.tools = ts
 		a.fitHistory()
-		req := &Request{System: a.System, Messages: a.history}
+		system, err := a.system(ctx)
+		if err != nil {
+			return "", err
+		}
+		req := &Request{System: system, Messages: a.history}
 		loaded, deferred := a.split(ts.tools)
 		a.deferred = deferred
 		switch sm, native := a.Model.(SearchingModel); {

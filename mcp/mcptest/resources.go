@@ -113,7 +113,7 @@ func (srv *Server) readResource(s *Session, m *Message) {
 	if h == nil {
 		if content, ok := srv.skillFile(uri); ok {
 			h = func(context.Context, *Request) (*mcp.ReadResourceResult, error) {
-				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, MimeType: "text/markdown", Text: &content}}}, nil
+				return skillContents(uri, content), nil
 			}
 		}
 	}

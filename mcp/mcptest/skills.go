@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcplug/mcplug/mcp"
 )
@@ -204,6 +206,17 @@ func (srv *Server) skillFile(uri string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// skillContents is the resources/read result of a skill file: text, or a
+// blob when the file is not UTF-8.
+func skillContents(uri, content string) *mcp.ReadResourceResult {
+	rc := mcp.ResourceContents{URI: uri, MimeType: "text/markdown", Text: &content}
+	if !utf8.ValidString(content) {
+		blob := base64.StdEncoding.EncodeToString([]byte(content))
+		rc = mcp.ResourceContents{URI: uri, MimeType: "application/octet-stream", Blob: &blob}
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{rc}}
 }
 
 // readDirectory serves resources/directory/read: the direct children of
