@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -433,7 +434,7 @@ func (c *Connection) AllSkills(ctx context.Context) iter.Seq2[Skill, error] {
 		}
 		if skills, ok := c.skillCache.Get(); ok {
 			for _, s := range skills {
-				if !yield(s, nil) {
+				if !yield(cloneSkill(s), nil) {
 					return
 				}
 			}
@@ -467,8 +468,7 @@ func (c *Connection) AllSkills(ctx context.Context) iter.Seq2[Skill, error] {
 				c.logger.Warn("mcp: the skills listing is past the bound kept; the rest is dropped", "skills", len(kept), "bytes", size)
 				return // not cached: it is not the whole listing
 			}
-			s = cloneSkill(s) // keeps none of the page
-			kept = append(kept, s)
+			kept = append(kept, cloneSkill(s)) // keeps none of the page, shares nothing with the caller
 			size += len(raw)
 			if !yield(s, nil) {
 				return
@@ -484,11 +484,33 @@ func (c *Connection) AllSkills(ctx context.Context) iter.Seq2[Skill, error] {
 	}
 }
 
-// cloneSkill is s with its own copy of _meta (a json.RawMessage may
-// point into a page).
+// cloneSkill is s with copies of its own: of _meta (which may point
+// into a page), of its manifest and of its frontmatter, so that a caller
+// that changes what it was given changes nothing of the cache's.
 func cloneSkill(s Skill) Skill {
 	s.Meta = bytes.Clone(s.Meta)
+	s.Resources = slices.Clone(s.Resources)
+	s.Frontmatter, _ = cloneValue(s.Frontmatter).(map[string]any)
 	return s
+}
+
+// cloneValue copies a value as JSON decodes it.
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = cloneValue(x)
+		}
+		return m
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cloneValue(x)
+		}
+		return out
+	}
+	return v
 }
 
 // GetSkill returns the entry of the skill whose SKILL.md is uri

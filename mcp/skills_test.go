@@ -552,3 +552,18 @@ func TestASkillFileOf100MiBIsRefusedWithoutBeingHeldWhole(t *testing.T) {
 	var le *mcp.SkillLimitError
 	assert.ErrorAs(t, err, &le)
 }
+
+func TestAListingGivenOutSharesNothingWithTheCache(t *testing.T) {
+	noLeaks(t)
+	c := connect(t, skillServer(&recorder{}, pdfSkill()).Transport())
+	for range 2 { // the listing, then the cache's
+		given, err := c.ListSkills(ctx(t))
+		require.NoError(t, err)
+		given[0].Frontmatter["metadata"].(map[string]any)["version"] = "evil"
+		given[0].Resources[0].Digest = "changed"
+	}
+	again, err := c.ListSkills(ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, 2.1, again[0].Frontmatter["metadata"].(map[string]any)["version"])
+	assert.NotEqual(t, "changed", again[0].Resources[0].Digest)
+}
