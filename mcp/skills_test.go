@@ -567,3 +567,34 @@ func TestAListingGivenOutSharesNothingWithTheCache(t *testing.T) {
 	assert.Equal(t, 2.1, again[0].Frontmatter["metadata"].(map[string]any)["version"])
 	assert.NotEqual(t, "changed", again[0].Resources[0].Digest)
 }
+
+func TestAnEntryPastItsBoundsIsRefused(t *testing.T) {
+	good := `"uri":"skill://a/SKILL.md","resources":[{"uri":"skill://a/SKILL.md","digest":"sha256:` + strings.Repeat("a", 64) + `","size":1}]`
+	for _, tc := range []struct{ name, entry string }{
+		{"an entry of more than 2 MiB (its _meta)", `{` + good + `,"frontmatter":{"name":"a","description":"d"},"_meta":{"x":"` + strings.Repeat("m", 2<<20) + `"}}`},
+		{"a frontmatter of more than 64 KiB", `{` + good + `,"frontmatter":{"name":"a","description":"d","x":"` + strings.Repeat("f", 64<<10) + `"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s mcp.Skill
+			err := json.Unmarshal([]byte(tc.entry), &s)
+			var ee *mcp.SkillEntryError
+			require.ErrorAs(t, err, &ee)
+			assert.Contains(t, ee.Reason, "over the limit")
+			assert.Equal(t, "skill://a/SKILL.md", ee.URI)
+		})
+	}
+}
+
+func TestADirectoryReadKeepsAtMostTenThousandChildren(t *testing.T) {
+	noLeaks(t)
+	files := map[string]string{"SKILL.md": "---\nname: big\ndescription: d\n---\n"}
+	for i := range 10001 {
+		files[fmt.Sprintf("f/%05d.md", i)] = "x"
+	}
+	srv := &mcptest.Server{DirectoryRead: true}
+	srv.AddSkills(mcptest.Skill{Path: "big", Files: files})
+	c := connect(t, srv.Transport())
+	children, err := c.ReadDirectory(ctx(t), "skill://big/f")
+	require.NoError(t, err)
+	assert.Equal(t, 10000, len(children))
+}
