@@ -78,6 +78,12 @@ type Agent struct {
 	// value sends every definition on every turn.
 	ToolSearch ToolSearch
 
+	// Sections are asked, in order, before every model turn for the
+	// parts of the system prompt that do not come from the program (see
+	// PromptSection): the index of the servers' skills (Skills), say.
+	// They reach the Model in Request.Sections, never joined to System.
+	Sections []PromptSection
+
 	history  []Message
 	tools    *toolSet
 	deferred []mcp.Tool // of this turn
@@ -151,7 +157,11 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		}
 		a.tools = ts
 		a.fitHistory()
-		req := &Request{System: a.System, Messages: a.history}
+		sections, err := a.sections(ctx)
+		if err != nil {
+			return "", err
+		}
+		req := &Request{System: a.System, Sections: sections, Messages: a.history}
 		loaded, deferred := a.split(ts.tools)
 		a.deferred = deferred
 		switch sm, native := a.Model.(SearchingModel); {

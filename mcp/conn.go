@@ -189,6 +189,7 @@ type Connection struct {
 	paramHeaders sync.Map // tool name → []mcpheader.Param, over Streamable HTTP
 	listen       listener
 	toolCache    listcache.Cache[Tool]
+	skillCache   listcache.Cache[Skill]
 	taskSupport  sync.Map  // tool name → execution.taskSupport, from the last listing
 	tasks        taskWatch // tasks followed
 	served       taskStore // tasks run for the server

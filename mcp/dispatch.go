@@ -304,6 +304,7 @@ func (d *dispatcher) notification(req *request) {
 			f(c)
 		}
 	case "notifications/resources/list_changed":
+		c.skillCache.Invalidate() // skills are resources
 		if f := c.opts.ResourceListChanged; f != nil {
 			f(c)
 		}

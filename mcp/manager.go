@@ -85,6 +85,10 @@ type ManagerOptions struct {
 	// sets none: UIExtension, for a host that renders views (package
 	// mcp/apps).
 	Extensions map[string]json.RawMessage
+
+	// Skills configure the loading of the servers' skills (LoadSkill):
+	// who approves one, where approvals are kept. Nil loads no skill.
+	Skills *SkillOptions
 }
 
 // State is a server's state in a Manager.
@@ -142,6 +146,8 @@ type Manager struct {
 	cfg          *Config       // the config the servers came from; its trusted form once TrustWorkspace said so
 	trustDecided bool          // TrustWorkspace was asked and answered
 	trustAsking  chan struct{} // closed when the question under way is answered
+	skillsOnce   sync.Once
+	memApprovals SkillApprovals // skill approvals, when SkillOptions keeps none
 }
 
 type route struct {

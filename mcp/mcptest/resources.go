@@ -111,6 +111,13 @@ func (srv *Server) readResource(s *Session, m *Message) {
 	}
 	srv.mu.Unlock()
 	if h == nil {
+		if content, ok := srv.skillFile(uri); ok {
+			h = func(context.Context, *Request) (*mcp.ReadResourceResult, error) {
+				return skillContents(uri, content), nil
+			}
+		}
+	}
+	if h == nil {
 		s.Send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
 			"code": mcp.CodeResourceNotFound, "message": "resource not found", "data": map[string]any{"uri": uri}}})
 		return

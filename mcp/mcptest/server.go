@@ -51,6 +51,14 @@ type Server struct {
 	OnMessage       func(m *Message)                         // sees every incoming message first
 	Noise           bool                                     // stdio: write a log line on stdout before and after each message
 
+	// Skills (AddSkills): SkillsPageSize is the skills/list page size (0
+	// means one page); SkillsTTLMs the ttlMs of a modern skills/list or
+	// skills/get result; DirectoryRead declares and serves
+	// resources/directory/read.
+	SkillsPageSize int
+	SkillsTTLMs    int64
+	DirectoryRead  bool
+
 	// Capabilities are the server's capabilities; nil means those of what
 	// was added (tools always, resources and prompts when there are some).
 	Capabilities map[string]any
@@ -68,6 +76,7 @@ type Server struct {
 	resources []*resource
 	templates []*resourceTemplate
 	prompts   []*prompt
+	skills    []*servedSkill
 	faults    map[string][]Fault
 	sessions  map[*Session]struct{}
 	pending   map[string]chan *Message // server requests waiting for their answers, by raw id
@@ -263,6 +272,8 @@ func (srv *Server) handle(s *Session, m *Message) {
 		s.Reply(m.ID, complete(m, map[string]any{"prompts": srv.listPrompts()}))
 	case "prompts/get":
 		srv.getPrompt(s, m)
+	case "skills/list", "skills/get", "resources/directory/read":
+		srv.serveSkills(s, m)
 	default:
 		s.ReplyError(m.ID, mcp.CodeMethodNotFound, "method not found")
 	}
@@ -290,6 +301,7 @@ func (srv *Server) caps() map[string]any {
 	if len(srv.prompts) > 0 {
 		caps["prompts"] = map[string]any{"listChanged": true}
 	}
+	srv.skillsCaps(caps)
 	return caps
 }
 

@@ -54,7 +54,8 @@ func run(scenario, serverURL string, logger *slog.Logger) error {
 		Sampling: func(_ context.Context, _ *mcp.Connection, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Content: []mcp.Content{{Type: "text", Text: "sampled"}}, Model: "conformance", StopReason: "endTurn"}, nil
 		},
-		Roots: []mcp.Root{},
+		Roots:      []mcp.Root{},
+		Extensions: mcp.SkillsExtension(),
 	})
 	if err != nil {
 		return err
@@ -62,6 +63,9 @@ func run(scenario, serverURL string, logger *slog.Logger) error {
 	defer c.Close()
 	if scenario == "initialize" {
 		return nil
+	}
+	if strings.HasPrefix(scenario, "sep-2640-client-") {
+		return skills(ctx, c, scenario)
 	}
 	tools, err := c.Tools(ctx)
 	if err != nil {
