@@ -85,6 +85,12 @@ type ManagerOptions struct {
 	// sets none: UIExtension, for a host that renders views (package
 	// mcp/apps).
 	Extensions map[string]json.RawMessage
+
+	// AskPermission decides on each call of a tool that a permission
+	// rule asks about (permissions.ask; see Manager.Permissions), under
+	// the call's ctx, before ToolTimeout starts: true lets the call
+	// through. Nil refuses every such call with a *PermissionError.
+	AskPermission func(ctx context.Context, req *PermissionRequest) bool
 }
 
 // State is a server's state in a Manager.
@@ -139,6 +145,7 @@ type Manager struct {
 	servers      map[string]*server
 	closed       bool
 	routes       map[string]route
+	denied       map[string]DeniedTool // by exposed name: the tools a deny rule keeps out of routes
 	cfg          *Config       // the config the servers came from; its trusted form once TrustWorkspace said so
 	trustDecided bool          // TrustWorkspace was asked and answered
 	trustAsking  chan struct{} // closed when the question under way is answered

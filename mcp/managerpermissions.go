@@ -1,0 +1,141 @@
+package mcp
+
+// A Manager's permission rules (config.Permissions): a tool a deny rule
+// matches is not offered and a call to it is refused; a call to a tool an
+// ask rule matches waits for the host's answer.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcplug/mcplug/mcp/config"
+)
+
+// ErrPermissionDenied is matched by the error of a call a permission rule
+// refuses (a *PermissionError).
+var ErrPermissionDenied = errors.New("mcp: refused by a permission rule")
+
+// PermissionError is a call refused by a permission rule: a deny rule,
+// or an ask rule the host said no to (or could not be asked about: no
+// ManagerOptions.AskPermission). It matches ErrPermissionDenied.
+type PermissionError struct {
+	Tool   string      // the exposed name called
+	Server string      // the server's name in the Manager
+	Rule   config.Rule // the rule that decided
+	// Asked reports that an ask rule matched and AskPermission said no;
+	// false for a deny rule, and for an ask rule with no AskPermission.
+	Asked bool
+}
+
+func (e *PermissionError) Error() string {
+	switch {
+	case e.Rule.Behavior == config.Deny:
+		return fmt.Sprintf("mcp: tool %q is denied by the permission rule %q of %s (permissions.deny)", e.Tool, e.Rule.Text, e.Rule.Source)
+	case e.Asked:
+		return fmt.Sprintf("mcp: tool %q: the user did not allow the call (the permission rule %q of %s asks for each call)", e.Tool, e.Rule.Text, e.Rule.Source)
+	}
+	return fmt.Sprintf("mcp: tool %q: the permission rule %q of %s asks the user for each call, and there is no one to ask (set ManagerOptions.AskPermission)", e.Tool, e.Rule.Text, e.Rule.Source)
+}
+
+// Is reports whether target is ErrPermissionDenied.
+func (e *PermissionError) Is(target error) bool { return target == ErrPermissionDenied }
+
+// PermissionRequest is a call ManagerOptions.AskPermission decides on.
+type PermissionRequest struct {
+	Tool       string      // the exposed name called
+	Server     string      // the server's name in the Manager
+	ServerTool string      // the tool's name on its server
+	Args       any         // the arguments, as given to CallTool
+	Rule       config.Rule // the ask rule that matched
+}
+
+// DeniedTool is a tool of a server that a deny rule keeps from being
+// offered.
+type DeniedTool struct {
+	Name   string // the name it would be exposed by
+	Server string
+	Tool   string // its name on the server
+	Rule   config.Rule
+}
+
+// Permissions returns the permission rules the Manager applies: those of
+// its Config (config.Load reads them from the settings files; the
+// workspace's own allow rules count once it is trusted), or nil.
+func (m *Manager) Permissions() *config.Permissions {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.permissions()
+}
+
+// permissions is Permissions; m.mu must be held.
+func (m *Manager) permissions() *config.Permissions {
+	if m.cfg == nil {
+		return nil
+	}
+	return m.cfg.Permissions
+}
+
+// DeniedTools returns the tools of the connected servers that a deny rule
+// keeps out of Tools, by server and then as listed. It starts nothing.
+func (m *Manager) DeniedTools() []DeniedTool {
+	m.table()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]DeniedTool, 0, len(m.denied))
+	for _, d := range m.denied {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b DeniedTool) int {
+		if a.Server != b.Server {
+			return compareStrings(a.Server, b.Server)
+		}
+		return compareStrings(a.Name, b.Name)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// deniedRule is the deny rule that keeps the tool of server from being
+// offered, or nil.
+func deniedRule(perms *config.Permissions, server, tool string) *config.Rule {
+	if b, r := perms.Decide(server, tool); b == config.Deny {
+		return r
+	}
+	return nil
+}
+
+// permit decides on a call of the tool of server (exposed as name) by the
+// permission rules: a deny rule refuses it, an ask rule asks
+// AskPermission, under ctx.
+func (m *Manager) permit(ctx context.Context, name, server, tool string, args any) error {
+	m.mu.Lock()
+	perms := m.permissions()
+	m.mu.Unlock()
+	b, rule := perms.Decide(server, tool)
+	switch b {
+	case config.Deny:
+		return &PermissionError{Tool: name, Server: server, Rule: *rule}
+	case config.Ask:
+		if m.opts.AskPermission == nil {
+			return &PermissionError{Tool: name, Server: server, Rule: *rule}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !m.opts.AskPermission(ctx, &PermissionRequest{Tool: name, Server: server, ServerTool: tool, Args: args, Rule: *rule}) {
+			return &PermissionError{Tool: name, Server: server, Rule: *rule, Asked: true}
+		}
+	}
+	return nil
+}
