@@ -179,13 +179,13 @@ func inForce(p *config.Permissions) []string {
 
 func TestLoadReadsThePermissionRulesOfEverySettingsFile(t *testing.T) {
 	every := map[string]string{
-		"managed/managed-settings.json":          `{"permissions": {"deny": ["mcp__m__a"]}}`,
+		"managed/managed-settings.json":           `{"permissions": {"deny": ["mcp__m__a"]}}`,
 		"managed/managed-settings.d/10-more.json": `{"permissions": {"ask": ["mcp__m__b"]}}`,
-		"home/.claude/settings.json":             `{"permissions": {"allow": ["mcp__u"], "deny": ["mcp__u__c"]}}`,
-		"sub/.claude/settings.json":              `{"permissions": {"allow": ["mcp__p"], "deny": ["mcp__p__d"]}}`,
-		"root/.claude/settings.json":             `{"permissions": {"deny": ["mcp__never_read"]}}`,
-		"root/.claude/settings.local.json":       `{"permissions": {"allow": ["mcp__l"], "ask": ["mcp__l__e"]}}`,
-		"sub/.claude/settings.local.json":        `{"permissions": {"deny": ["mcp__l__f"]}}`,
+		"home/.claude/settings.json":              `{"permissions": {"allow": ["mcp__u"], "deny": ["mcp__u__c"]}}`,
+		"sub/.claude/settings.json":               `{"permissions": {"allow": ["mcp__p"], "deny": ["mcp__p__d"]}}`,
+		"root/.claude/settings.json":              `{"permissions": {"deny": ["mcp__never_read"]}}`,
+		"root/.claude/settings.local.json":        `{"permissions": {"allow": ["mcp__l"], "ask": ["mcp__l__e"]}}`,
+		"sub/.claude/settings.local.json":         `{"permissions": {"deny": ["mcp__l__f"]}}`,
 	}
 	trusted := map[string]string{"home/.claude.json": `{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}}`}
 	with := func(files ...map[string]string) map[string]string {
