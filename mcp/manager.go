@@ -145,10 +145,11 @@ type Manager struct {
 	servers      map[string]*server
 	closed       bool
 	routes       map[string]route
-	denied       map[string]DeniedTool // by exposed name: the tools a deny rule keeps out of routes
-	cfg          *Config               // the config the servers came from; its trusted form once TrustWorkspace said so
-	trustDecided bool                  // TrustWorkspace was asked and answered
-	trustAsking  chan struct{}         // closed when the question under way is answered
+	cfg          *Config       // the config the servers came from; its trusted form once TrustWorkspace said so
+	trustDecided bool          // TrustWorkspace was asked and answered
+	trustAsking  chan struct{} // closed when the question under way is answered
+
+	denied map[string]DeniedTool // by exposed name: the tools a deny rule keeps out of routes
 }
 
 type route struct {
