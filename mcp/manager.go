@@ -149,7 +149,7 @@ type Manager struct {
 	trustDecided bool          // TrustWorkspace was asked and answered
 	trustAsking  chan struct{} // closed when the question under way is answered
 
-	denied map[string]DeniedTool // by exposed name: the tools a deny rule keeps out of routes
+	denied map[string]deniedTool // by exposed name: the tools a deny rule keeps out of routes
 }
 
 type route struct {

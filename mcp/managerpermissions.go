@@ -51,13 +51,23 @@ type PermissionRequest struct {
 	Rule       config.Rule // the ask rule that matched
 }
 
-// DeniedTool is a tool of a server that a deny rule keeps from being
+// deniedTool is a tool of a server that a deny rule keeps from being
 // offered.
-type DeniedTool struct {
+type deniedTool struct {
 	Name   string // the name it would be exposed by
 	Server string
 	Tool   string // its name on the server
 	Rule   config.Rule
+}
+
+// ToolPermission is a tool of a server that a permission rule in force
+// matches, and what the rule decides.
+type ToolPermission struct {
+	Name     string // as exposed (a Deny tool: the name it would be exposed by)
+	Server   string
+	Tool     string // its name on the server
+	Behavior config.Behavior
+	Rule     config.Rule
 }
 
 // Permissions returns the permission rules the Manager applies: those of
@@ -77,17 +87,25 @@ func (m *Manager) permissions() *config.Permissions {
 	return m.cfg.Permissions
 }
 
-// DeniedTools returns the tools of the connected servers that a deny rule
-// keeps out of Tools, by server and then as listed. It starts nothing.
-func (m *Manager) DeniedTools() []DeniedTool {
-	m.table()
+// ToolPermissions returns the tools of the connected servers that a
+// permission rule in force matches, by server and then by name, with what
+// the rule decides: Deny (the tool is not in Tools), Ask or Allow. It
+// starts nothing.
+func (m *Manager) ToolPermissions() []ToolPermission {
+	_, routes := m.table()
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]DeniedTool, 0, len(m.denied))
-	for _, d := range m.denied {
-		out = append(out, d)
+	perms, denied := m.permissions(), m.denied
+	m.mu.Unlock()
+	var out []ToolPermission
+	for _, d := range denied {
+		out = append(out, ToolPermission{Name: d.Name, Server: d.Server, Tool: d.Tool, Behavior: config.Deny, Rule: d.Rule})
 	}
-	slices.SortFunc(out, func(a, b DeniedTool) int {
+	for name, r := range routes {
+		if b, rule := perms.Decide(r.server.name, r.tool); rule != nil {
+			out = append(out, ToolPermission{Name: name, Server: r.server.name, Tool: r.tool, Behavior: b, Rule: *rule})
+		}
+	}
+	slices.SortFunc(out, func(a, b ToolPermission) int {
 		if a.Server != b.Server {
 			return compareStrings(a.Server, b.Server)
 		}

@@ -75,10 +75,10 @@ func TestManagerDeniedToolIsNotOfferedAndItsCallIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ran get_issue", res.Content[0].Text)
 
-	denied := m.DeniedTools()
-	require.Len(t, denied, 2)
-	assert.Equal(t, mcp.DeniedTool{Name: "mcp__gh__delete_issue", Server: "gh", Tool: "delete_issue", Rule: cfg.Permissions.Rules[0]}, denied[0])
-	assert.Equal(t, "mcp__gh__delete_repo", denied[1].Name)
+	ruled := m.ToolPermissions()
+	require.Len(t, ruled, 2)
+	assert.Equal(t, mcp.ToolPermission{Name: "mcp__gh__delete_issue", Server: "gh", Tool: "delete_issue", Behavior: config.Deny, Rule: cfg.Permissions.Rules[0]}, ruled[0])
+	assert.Equal(t, "mcp__gh__delete_repo", ruled[1].Name)
 	assert.Same(t, cfg.Permissions, m.Permissions())
 }
 
@@ -115,6 +115,10 @@ func TestManagerAskRule(t *testing.T) {
 			tools, err := m.Tools(ctx)
 			require.NoError(t, err)
 			assert.Contains(t, toolNames(tools), "mcp__gh__list_repos", "an ask rule hides nothing")
+			ruled := m.ToolPermissions()
+			require.Len(t, ruled, 4, "the allow rule matches the server's other tools")
+			assert.Equal(t, mcp.ToolPermission{Name: "mcp__gh__list_repos", Server: "gh", Tool: "list_repos", Behavior: config.Ask, Rule: cfg.Permissions.Rules[1]}, ruled[3])
+			assert.Equal(t, config.Allow, ruled[0].Behavior)
 
 			args := json.RawMessage(`{"org":"x"}`)
 			res, err := m.CallTool(ctx, "mcp__gh__list_repos", args)

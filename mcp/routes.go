@@ -38,7 +38,7 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 	servers := m.sorted()
 	perms := m.permissions()
 	m.mu.Unlock()
-	denied := map[string]DeniedTool{}
+	denied := map[string]deniedTool{}
 	type entry struct {
 		s    *server
 		tool Tool
@@ -65,7 +65,7 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 				seen[t.Name] = true
 				name := ExposedName(s.name, t.Name)
 				if r := deniedRule(perms, s.name, t.Name); r != nil {
-					denied[name] = DeniedTool{Name: name, Server: s.name, Tool: t.Name, Rule: *r}
+					denied[name] = deniedTool{Name: name, Server: s.name, Tool: t.Name, Rule: *r}
 					continue // never offered: see Manager.Permissions
 				}
 				entries = append(entries, entry{s, t, name})

@@ -76,6 +76,13 @@ func (r Rule) MCP() bool {
 	return ok && server != ""
 }
 
+// MayMatchMCP reports whether the rule may match an MCP tool: an MCP
+// rule, or a deny or ask rule whose wildcard may match one ("*"), not one
+// of Claude Code's own tools with a pattern in parentheses.
+func (r Rule) MayMatchMCP() bool {
+	return r.MCP() || (strings.Contains(r.Text, "*") && !strings.ContainsAny(r.Text, "()"))
+}
+
 // Matches reports whether the rule names the tool tool of the server
 // server (both as they name themselves: the config's server name, the
 // tool's name in tools/list). Whether the rule is in force is not
@@ -257,6 +264,8 @@ func splitMCP(name string) (server, tool string, ok bool) {
 func matchRule(text, server, tool string) bool {
 	full := "mcp__" + server + "__" + tool
 	switch {
+	case strings.ContainsAny(text, "()"):
+		return false // Tool(content): one of Claude Code's own tools
 	case strings.Contains(text, "*"):
 		return globMatch(text, full)
 	case text == "mcp__"+server, text == full:
@@ -303,7 +312,7 @@ func newRuleMatcher(rules []Rule) *ruleMatcher {
 	}
 	for i := range rules {
 		r := &rules[i]
-		if r.Ignored != "" {
+		if r.Ignored != "" || !r.MayMatchMCP() {
 			continue
 		}
 		k := slices.Index(decideOrder[:], r.Behavior)

@@ -278,3 +278,17 @@ func TestLoadBoundsTheRulesOfAFile(t *testing.T) {
 	b, _ = cfg.Permissions.Decide("s", "t10000")
 	assert.Equal(t, config.Behavior(""), b)
 }
+
+func TestRulesOfClaudeCodesOwnToolsDecideNothingForMCP(t *testing.T) {
+	for _, text := range []string{"Bash(rm *)", "Read", "Bash(*)", "WebFetch(domain:*)"} {
+		t.Run(text, func(t *testing.T) {
+			r := config.Rule{Text: text, Behavior: config.Deny}
+			assert.False(t, r.MayMatchMCP())
+			assert.False(t, r.Matches("gh", "x"))
+			b, _ := (&config.Permissions{Rules: []config.Rule{r}}).Decide("gh", "x")
+			assert.Equal(t, config.Behavior(""), b)
+		})
+	}
+	assert.True(t, config.Rule{Text: "*", Behavior: config.Deny}.MayMatchMCP())
+	assert.True(t, config.Rule{Text: "mcp__gh", Behavior: config.Allow}.MayMatchMCP())
+}
