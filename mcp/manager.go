@@ -91,6 +91,11 @@ type ManagerOptions struct {
 	// the call's ctx, before ToolTimeout starts: true lets the call
 	// through. Nil refuses every such call with a *PermissionError.
 	AskPermission func(ctx context.Context, req *PermissionRequest) bool
+
+	// MaxInstructions bounds each server's instructions (see
+	// Manager.Instructions), in characters; zero means
+	// $CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH, else 4096, as in Claude Code.
+	MaxInstructions int
 }
 
 // State is a server's state in a Manager.
