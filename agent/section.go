@@ -26,3 +26,25 @@ func (s Section) String() string {
 	b.WriteString(s.Text)
 	return b.String()
 }
+
+// sections are the parts of this turn's system prompt that come from
+// elsewhere than the program: the servers' instructions, the tools left
+// out because the model's API would refuse them, and the servers whose
+// tools could not be loaded.
+func (a *Agent) sections(refused []refused) []Section {
+	var out []Section
+	limit := a.MaxInstructions
+	if limit <= 0 {
+		limit = DefaultMaxInstructions
+	}
+	if s, ok := instructionsSection(a.Tools, limit); ok {
+		out = append(out, s)
+	}
+	if s, ok := unavailableSection(refused); ok {
+		out = append(out, s)
+	}
+	if s, ok := unavailableServersSection(a.Tools); ok {
+		out = append(out, s)
+	}
+	return out
+}
