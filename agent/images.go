@@ -9,8 +9,8 @@ import (
 	"image/jpeg"
 	"image/png"
 
-	_ "image/gif" // decoders: PNG and JPEG come with their encoders
 	_ "golang.org/x/image/webp"
+	_ "image/gif" // decoders: PNG and JPEG come with their encoders
 
 	"golang.org/x/image/draw"
 
@@ -153,4 +153,3 @@ func encodeWithin(img image.Image, lossless bool, maxBytes int) (string, string,
 	}
 	return "", "", false
 }
-

@@ -21,7 +21,9 @@ func TestADecoderBombAllocatesNothingOfItsSize(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, png.Encode(&buf, image.NewNRGBA(image.Rect(0, 0, 1, 1))))
 	b := buf.Bytes()
-	put := func(at int, v uint32) { b[at], b[at+1], b[at+2], b[at+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v) }
+	put := func(at int, v uint32) {
+		b[at], b[at+1], b[at+2], b[at+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+	}
 	put(16, 50_000)
 	put(20, 50_000)
 	put(29, crc32.ChecksumIEEE(b[12:29]))

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"hash/crc32"
 	"image"
-		"image/gif"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"log/slog"
