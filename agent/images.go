@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	_ "image/gif" // a decoder; PNG's and JPEG's come with their encoders
 	"image/jpeg"
 	"image/png"
 
-	_ "golang.org/x/image/webp"
-	_ "image/gif" // decoders: PNG and JPEG come with their encoders
-
 	"golang.org/x/image/draw"
+	_ "golang.org/x/image/webp"
 
 	"github.com/mcplug/mcplug/mcp"
 )
