@@ -30,13 +30,17 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
+	rule := fmt.Sprintf("the permission rule %q", e.Rule.Text)
+	if e.Rule.Source != "" {
+		rule += " of " + e.Rule.Source
+	}
 	switch {
 	case e.Rule.Behavior == config.Deny:
-		return fmt.Sprintf("mcp: tool %q is denied by the permission rule %q of %s (permissions.deny)", e.Tool, e.Rule.Text, e.Rule.Source)
+		return fmt.Sprintf("mcp: tool %q is denied by %s (permissions.deny)", e.Tool, rule)
 	case e.Asked:
-		return fmt.Sprintf("mcp: tool %q: the user did not allow the call (the permission rule %q of %s asks for each call)", e.Tool, e.Rule.Text, e.Rule.Source)
+		return fmt.Sprintf("mcp: tool %q: the user did not allow the call (%s asks for each call)", e.Tool, rule)
 	}
-	return fmt.Sprintf("mcp: tool %q: the permission rule %q of %s asks the user for each call, and there is no one to ask (set ManagerOptions.AskPermission)", e.Tool, e.Rule.Text, e.Rule.Source)
+	return fmt.Sprintf("mcp: tool %q: %s asks the user for each call, and there is no one to ask (set ManagerOptions.AskPermission)", e.Tool, rule)
 }
 
 // Is reports whether target is ErrPermissionDenied.
