@@ -98,6 +98,7 @@ func TestALargeScreenshotReachesTheModelScaledDown(t *testing.T) {
 	assert.Equal(t, 2000, cfg.Width)
 	assert.Equal(t, 1333, cfg.Height)
 	assert.LessOrEqual(t, len(images[0].Data), 5<<20)
+	t.Logf("the model got: %q", text)
 	assert.Contains(t, text, "the page")
 	assert.Contains(t, text, "[image: image/png, 6000×4000 pixels, ")
 	assert.Contains(t, text, "scaled to 2000×1333 (image/png, ")

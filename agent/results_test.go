@@ -126,6 +126,7 @@ func TestALargeResultIsReadBackWhole(t *testing.T) {
 	require.Equal(t, len(text), r.got.Len(), "every byte was read back")
 	assert.True(t, r.got.String() == text, "every byte is the server's")
 	t.Logf("%d bytes read back in the head and %d reads", len(text), r.reads)
+	t.Logf("the model got: %.700s", r.requests[1].Messages[2].Content[0].Content[0].Text)
 
 	first := r.requests[1].Messages[2].Content[0].Content[0].Text
 	assert.Contains(t, first, fmt.Sprintf("[This result is %s bytes in %s lines, about %s tokens: more than the 25,000 tokens a tool result may take",
