@@ -80,7 +80,15 @@ func imagesOf(r agent.Block) (images []agent.Block, text string) {
 
 func TestALargeScreenshotReachesTheModelScaledDown(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	data := pngData(t, picture(6000, 4000, false), false)
+	// A grey page, so that making it costs the test little: decoding and
+	// scaling 24 million pixels is the agent's work.
+	page := image.NewGray(image.Rect(0, 0, 6000, 4000))
+	for y := range 4000 {
+		for x := range 6000 {
+			page.Pix[y*page.Stride+x] = uint8(x/40%2*200 + y*55/4000)
+		}
+	}
+	data := pngData(t, page, false)
 	srv := &mcptest.Server{}
 	srv.AddTool(mcp.Tool{Name: "screenshot"}, func(context.Context, *mcptest.Request) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{{Type: "text", Text: "the page"}, {Type: "image", MimeType: "image/png", Data: data}}}, nil
@@ -101,6 +109,7 @@ func TestALargeScreenshotReachesTheModelScaledDown(t *testing.T) {
 	t.Logf("the model got: %q", text)
 	assert.Contains(t, text, "the page")
 	assert.Contains(t, text, "[image: image/png, 6000×4000 pixels, ")
+	assert.NotEqual(t, data, images[0].Data, "encoded again")
 	assert.Contains(t, text, "scaled to 2000×1333 (image/png, ")
 	assert.Contains(t, text, "to fit 2000×2000 pixels and 5,242,880 bytes]")
 }
