@@ -205,7 +205,7 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		default:
 			req.Tools = append(slices.Clip(loaded), searchTool)
 		}
-		req.Tools, req.Deferred = a.capDescriptions(req.Tools), a.capDescriptions(req.Deferred)
+		req.Tools, req.Deferred = a.capDescriptions(req.Tools, false), a.capDescriptions(req.Deferred, true)
 		if a.results.has() {
 			req.Tools = append(slices.Clip(req.Tools), a.readResultTool())
 		}

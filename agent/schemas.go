@@ -170,15 +170,15 @@ func cutChars(s string, limit int) (string, bool) {
 	return s, false
 }
 
-// capDescriptions bounds the descriptions of the tools of a request: a
-// tool a search found (or a deferred one, loaded when found) at the
-// bound of a loaded tool, the others at the smaller one.
-func (a *Agent) capDescriptions(tools []mcp.Tool) []mcp.Tool {
+// capDescriptions bounds the descriptions of the tools of a request:
+// deferred ones (loaded when a search finds them) and those a search
+// found at the bound of a searched tool, the others at the smaller one.
+func (a *Agent) capDescriptions(tools []mcp.Tool, deferred bool) []mcp.Tool {
 	whole, searched := descriptionLimits()
 	var out []mcp.Tool
 	for i, t := range tools {
 		limit := whole
-		if a.search.found[t.Name] || slices.ContainsFunc(a.deferred, func(d mcp.Tool) bool { return d.Name == t.Name }) {
+		if deferred || a.search.found[t.Name] {
 			limit = searched
 		}
 		if len(t.Description) <= limit { // bytes ≥ characters

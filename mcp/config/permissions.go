@@ -95,7 +95,8 @@ func (r Rule) Matches(server, tool string) bool {
 // order Claude Code reads them: the organisation's managed settings, the
 // user's settings, the project's settings and the project's local
 // settings; in each, allow, deny, ask. Deny wins over ask, ask over
-// allow, wherever a rule is written.
+// allow, wherever a rule is written. Rules is not to change once Decide
+// was called: Decide indexes it then.
 type Permissions struct {
 	// Rules are every rule read, those not in force too (Rule.Ignored).
 	Rules []Rule
@@ -432,14 +433,17 @@ func (f *permissionFiles) add(scope Scope, path string, m map[string]json.RawMes
 
 // readManaged reads the rules of the organisation's managed settings:
 // managed-settings.json, then the files of managed-settings.d in the
-// order of their names, as Claude Code reads them. A file that cannot be
-// read is an error (its servers are refused already: see LoadPolicy).
+// order of their names, as Claude Code reads them. A drop-in that cannot
+// be read is an error; managed-settings.json's own is LoadPolicy's, which
+// then allows no server.
 func (f *permissionFiles) readManaged() []*Error {
 	var errs []*Error
-	read := func(path string) {
+	read := func(path string, report bool) {
 		b, err := safefile.Read(path, maxUserFileSize)
 		if err != nil {
-			errs = append(errs, &Error{File: path, Err: err})
+			if report {
+				errs = append(errs, &Error{File: path, Err: err})
+			}
 			return
 		}
 		if b == nil {
@@ -451,7 +455,7 @@ func (f *permissionFiles) readManaged() []*Error {
 		}
 		f.add(ScopeManaged, path, m)
 	}
-	read(managedSettingsFile())
+	read(managedSettingsFile(), false)
 	dir := managedSettingsFile()
 	dir = strings.TrimSuffix(dir, ".json") + ".d"
 	entries, err := os.ReadDir(dir)
@@ -470,7 +474,7 @@ func (f *permissionFiles) readManaged() []*Error {
 		names = names[:maxDropIns]
 	}
 	for _, n := range names {
-		read(filepath.Join(dir, n))
+		read(filepath.Join(dir, n), true)
 	}
 	return errs
 }

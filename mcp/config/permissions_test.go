@@ -292,3 +292,15 @@ func TestRulesOfClaudeCodesOwnToolsDecideNothingForMCP(t *testing.T) {
 	assert.True(t, config.Rule{Text: "*", Behavior: config.Deny}.MayMatchMCP())
 	assert.True(t, config.Rule{Text: "mcp__gh", Behavior: config.Allow}.MayMatchMCP())
 }
+
+func TestAManagedDropInThatCannotBeReadIsAnError(t *testing.T) {
+	dir := permissionFiles(t, map[string]string{
+		"managed/managed-settings.d/20-ok.json":    `{"permissions": {"deny": ["mcp__m"]}}`,
+		"managed/managed-settings.d/10-dir.json/x": `{}`, // 10-dir.json is a folder
+	})
+	cfg, err := config.Load(dir)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, config.ErrNotRegularFile)
+	assert.Contains(t, err.Error(), "10-dir.json")
+	assert.Equal(t, []string{"managed deny mcp__m"}, inForce(cfg.Permissions), "the other drop-ins still count")
+}
