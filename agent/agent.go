@@ -206,7 +206,7 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 			req.Tools = append(slices.Clip(loaded), searchTool)
 		}
 		req.Tools, req.Deferred = a.capDescriptions(req.Tools, false), a.capDescriptions(req.Deferred, true)
-		if a.results.has() {
+		if _, theirs := ts.routes[ReadResultToolName]; a.results.has() && !theirs {
 			req.Tools = append(slices.Clip(req.Tools), a.readResultTool())
 		}
 		wrote := false
