@@ -303,3 +303,20 @@ func commas(n int) string {
 	}
 	return s
 }
+
+func TestAResultThatCannotBeKeptIsCutWithANote(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	tools := agent.Funcs{{Tool: mcp.Tool{Name: "t"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+		return agent.Text(strings.Repeat("y", 200_000)), nil
+	}}}
+	s := &script{replies: []*agent.Response{call("t", `{}`), answer("ok")}}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{tools}, ResultDir: filepath.Join(file, "under")} // no folder can be made there
+	defer a.Close()
+	_, err := a.Chat(context.Background(), "go")
+	require.NoError(t, err)
+	got := lastResult(t, s).Content[0].Text
+	assert.Contains(t, got, "\n[truncated: showing 100000 of 200000 bytes]\n[the whole result of 200000 bytes could not be kept for reading: ")
+	assert.Less(t, len(got), 100_400)
+	assert.NotContains(t, toolNamesOf(s.requests[1].Tools), agent.ReadResultToolName)
+}

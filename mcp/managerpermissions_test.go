@@ -190,3 +190,11 @@ func permissionWorkspace(t *testing.T, settings string) string {
 	testdir.Write(t, filepath.Join(project, ".claude", "settings.json"), settings)
 	return project
 }
+
+// A rule names a tool by its exposed name's parts: config.SanitizeName
+// writes them as ExposedName does.
+func TestRulesNameToolsAsTheyAreExposed(t *testing.T) {
+	for _, tc := range [][2]string{{"gh", "get_issue"}, {"my.srv", "list"}, {"a b", "t/x"}, {"", ""}, {"é", "日本"}, {"a__b", "c"}} {
+		assert.Equal(t, mcp.ExposedName(tc[0], tc[1]), "mcp__"+config.SanitizeName(tc[0])+"__"+config.SanitizeName(tc[1]), "%q %q", tc[0], tc[1])
+	}
+}
