@@ -45,17 +45,45 @@ type Agent struct {
 	// DefaultMaxSteps.
 	MaxSteps int
 
-	// MaxResultBytes bounds the text of one tool result passed to the
-	// model, an error's text included; a longer one is cut and ends with a
-	// marker saying so. Zero means DefaultMaxResultBytes.
+	// MaxResultTokens bounds the text of one tool result, in tokens
+	// (CountTokens, else four bytes a token): past it, the whole text is
+	// kept in a file (see ResultDir) and the model gets its head, the
+	// file's path, size and line count, and a tool to read any range of
+	// it (ReadResultToolName). Zero means $MAX_MCP_OUTPUT_TOKENS, else
+	// DefaultMaxResultTokens (25,000, Claude Code's); a negative value
+	// keeps no file, and cuts the text at MaxResultBytes instead.
+	MaxResultTokens int
+	// CountTokens, if set, counts a text's tokens as the model does; it
+	// is asked only when four bytes a token leave it in doubt (between
+	// half and four times MaxResultTokens), as Claude Code asks the API.
+	CountTokens func(text string) int
+	// ResultDir is where the Agent makes its folder for the results it
+	// keeps in files (os.MkdirTemp: mode 0700, each file 0600; at most
+	// DefaultMaxKeptBytes together); empty means os.TempDir(). Close
+	// removes the folder.
+	ResultDir string
+
+	// MaxResultBytes bounds the text of a tool call's error, and of a
+	// result that cannot be kept in a file; a longer one is cut and ends
+	// with a marker saying so. Zero means DefaultMaxResultBytes.
 	MaxResultBytes int
 
 	// MaxImageBytes bounds one image (its base64 data) and MaxImages the
-	// images of one result passed to a model that takes images; an image
-	// past either bound reaches the model as a one-line summary. Zero
-	// means DefaultMaxImageBytes and DefaultMaxImages.
-	MaxImageBytes int
-	MaxImages     int
+	// images of one result passed to a model that takes images: a larger
+	// image is scaled down until it fits, one past MaxImages reaches the
+	// model as a one-line summary. MaxImageSide bounds its width and
+	// height (it is scaled down to fit), MaxImagePixels what it may have
+	// to be decoded at all. Zero means DefaultMaxImageBytes,
+	// DefaultMaxImages, DefaultMaxImageSide and DefaultMaxImagePixels.
+	MaxImageBytes  int
+	MaxImages      int
+	MaxImageSide   int
+	MaxImagePixels int
+
+	// MaxInstructions bounds the section of the servers' instructions
+	// (see InstructionsProvider), in characters; zero means
+	// DefaultMaxInstructions.
+	MaxInstructions int
 
 	// MaxRequestBytes bounds what the conversation's tool results add to
 	// one model request: their text (as JSON, escapes counted) and images
@@ -88,6 +116,10 @@ type Agent struct {
 	tools    *toolSet
 	deferred []mcp.Tool // of this turn
 	search   searchState
+
+	checked     map[string]checkedTool // tool schemas checked, by name
+	results     *resultStore           // results kept in files; a SubAgent shares its parent's
+	ownsResults bool                   // Close removes results
 }
 
 // An Observer sees an Agent's work, for tracing (otelmcp.Observer is
@@ -108,20 +140,29 @@ type Observer interface {
 
 // SubAgent returns an agent for a delegated task: the same model and
 // limits, a fresh conversation, and only the given tools (none of this
-// agent's providers, so it never starts MCP servers of its own).
+// agent's providers, so it never starts MCP servers of its own). The
+// results it keeps in files are this agent's: this agent's Close removes
+// them.
 func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 	return &Agent{
 		Model:           a.Model,
 		System:          system,
 		Tools:           tools,
 		MaxSteps:        a.MaxSteps,
+		MaxResultTokens: a.MaxResultTokens,
+		CountTokens:     a.CountTokens,
+		ResultDir:       a.ResultDir,
 		MaxResultBytes:  a.MaxResultBytes,
 		MaxImageBytes:   a.MaxImageBytes,
 		MaxImages:       a.MaxImages,
+		MaxImageSide:    a.MaxImageSide,
+		MaxImagePixels:  a.MaxImagePixels,
+		MaxInstructions: a.MaxInstructions,
 		MaxRequestBytes: a.MaxRequestBytes,
 		Observer:        a.Observer,
 		Output:          a.Output,
 		ToolSearch:      a.ToolSearch,
+		results:         a.store(),
 	}
 }
 
@@ -157,20 +198,25 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		}
 		a.tools = ts
 		a.fitHistory()
+		offered, refused := a.usable(ts.tools)
 		sections, err := a.sections(ctx)
 		if err != nil {
 			return "", err
 		}
-		req := &Request{System: a.System, Sections: sections, Messages: a.history}
-		loaded, deferred := a.split(ts.tools)
+		req := &Request{System: a.System, Sections: append(a.ownSections(refused), sections...), Messages: a.history}
+		loaded, deferred := a.split(offered)
 		a.deferred = deferred
 		switch sm, native := a.Model.(SearchingModel); {
 		case len(deferred) == 0:
-			req.Tools = ts.tools
+			req.Tools = offered
 		case native && sm.SearchesTools():
 			req.Tools, req.Deferred = loaded, deferred
 		default:
 			req.Tools = append(slices.Clip(loaded), searchTool)
+		}
+		req.Tools, req.Deferred = a.capDescriptions(req.Tools, false), a.capDescriptions(req.Deferred, true)
+		if _, theirs := ts.routes[ReadResultToolName]; a.results.has() && !theirs {
+			req.Tools = append(slices.Clip(req.Tools), a.readResultTool())
 		}
 		wrote := false
 		tctx, endTurn := ctx, func(error) {}
@@ -222,7 +268,7 @@ func (a *Agent) callTool(ctx context.Context, use Block) Block {
 		return a.runTool(ctx, use, nil)
 	}
 	name := use.Name
-	if _, ok := a.tools.routes[name]; !ok && !(name == SearchToolName && len(a.deferred) > 0) {
+	if _, ok := a.tools.routes[name]; !ok && !(name == SearchToolName && len(a.deferred) > 0) && !(name == ReadResultToolName && a.results.has()) {
 		name = ""
 	}
 	ctx, end := a.Observer.StartToolCall(ctx, name)
@@ -246,7 +292,15 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		if err != nil {
 			return fail(err)
 		}
-		result.Content = a.resultBlocks(res)
+		result.Content = a.resultBlocks("", res)
+		return result
+	}
+	if !ok && use.Name == ReadResultToolName && a.results.has() {
+		res, err := a.runReadResult(use)
+		if err != nil {
+			return fail(err)
+		}
+		result.Content = a.resultBlocks("", res)
 		return result
 	}
 	if !ok {
@@ -267,25 +321,33 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		return fail(errors.New("tool returned no result"))
 	}
 	result.IsError = res.IsError
-	result.Content = a.resultBlocks(res)
+	result.Content = a.resultBlocks(use.Name, res)
 	return result
 }
 
-// resultBlocks turns an MCP result into what the model sees: text blocks
-// joined, images as images for models that take them, everything else
-// summarised as text; the text bounded by MaxResultBytes, the images by
-// MaxImageBytes and MaxImages.
-func (a *Agent) resultBlocks(res *mcp.CallToolResult) []Block {
+// resultBlocks turns an MCP result of the tool name into what the model
+// sees: text blocks joined, images as images for models that take them,
+// everything else summarised as text; the text bounded by
+// MaxResultTokens (kept in a file past it; name "" for the Agent's own
+// tools, whose results are bounded already), the images by
+// MaxImageBytes, MaxImageSide and MaxImages.
+func (a *Agent) resultBlocks(name string, res *mcp.CallToolResult) []Block {
 	images := false
 	if im, ok := a.Model.(ImageModel); ok {
 		images = im.AcceptsImages()
 	}
-	maxImageBytes, maxImages := a.MaxImageBytes, a.MaxImages
+	maxImageBytes, maxImages, maxSide, maxPixels := a.MaxImageBytes, a.MaxImages, a.MaxImageSide, a.MaxImagePixels
 	if maxImageBytes <= 0 {
 		maxImageBytes = DefaultMaxImageBytes
 	}
 	if maxImages <= 0 {
 		maxImages = DefaultMaxImages
+	}
+	if maxSide <= 0 {
+		maxSide = DefaultMaxImageSide
+	}
+	if maxPixels <= 0 {
+		maxPixels = DefaultMaxImagePixels
 	}
 	var texts []string
 	var blocks []Block
@@ -297,11 +359,17 @@ func (a *Agent) resultBlocks(res *mcp.CallToolResult) []Block {
 			switch {
 			case !images:
 				texts = append(texts, fmt.Sprintf("[image: %s, %d bytes base64]", short(c.MimeType), len(c.Data)))
-			case len(c.Data) > maxImageBytes || len(blocks) >= maxImages || len(c.MimeType) > 100:
-				texts = append(texts, fmt.Sprintf("[image: %s, %d bytes base64: not shown, past the limits of %d images of %d bytes]",
-					short(c.MimeType), len(c.Data), maxImages, maxImageBytes))
+			case len(blocks) >= maxImages:
+				texts = append(texts, fmt.Sprintf("[image: %s, %d bytes base64: not shown, past the limit of %d images a result]",
+					short(c.MimeType), len(c.Data), maxImages))
 			default:
-				blocks = append(blocks, Block{Type: BlockImage, MediaType: c.MimeType, Data: c.Data})
+				b, note := fitImage(c, maxSide, maxPixels, maxImageBytes)
+				if b != nil {
+					blocks = append(blocks, *b)
+				}
+				if note != "" {
+					texts = append(texts, note)
+				}
 			}
 		case mcp.ContentAudio:
 			texts = append(texts, fmt.Sprintf("[audio: %s, %d bytes base64]", c.MimeType, len(c.Data)))
@@ -322,10 +390,15 @@ func (a *Agent) resultBlocks(res *mcp.CallToolResult) []Block {
 			texts = append(texts, fmt.Sprintf("[%s content]", c.Type))
 		}
 	}
+	format := "plain text"
 	if len(texts) == 0 && len(res.StructuredContent) > 0 {
 		texts = append(texts, string(res.StructuredContent))
+		format = "JSON"
 	}
-	text := a.truncate(strings.Join(texts, "\n"))
+	text := strings.Join(texts, "\n")
+	if name != "" {
+		text = a.fitText(name, text, format)
+	}
 	if text == "" && len(blocks) == 0 {
 		text = "(no output)"
 	}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/mcplug/mcplug/mcp/config"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,7 +103,7 @@ func echoFuncs() agent.Funcs {
 		{Tool: mcp.Tool{Name: "picture"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
 				{Type: "text", Text: "a cat"},
-				{Type: "image", MimeType: "image/png", Data: "iVBORw0KGgo="},
+				{Type: "image", MimeType: "image/png", Data: tinyPNG},
 				{Type: "resource_link", URI: "file:///cat.png", Name: "cat.png"},
 				{Type: "resource", Resource: &mcp.ResourceContents{URI: "file:///notes.txt", Text: ptr("notes")}},
 			}}, nil
@@ -192,9 +194,11 @@ func TestMaxSteps(t *testing.T) {
 	assert.Equal(t, agent.BlockToolResult, h[len(h)-1].Content[0].Type, "the last tool call has its result")
 }
 
+// Without files to keep results in (a negative MaxResultTokens), a text
+// past MaxResultBytes is cut.
 func TestTruncation(t *testing.T) {
 	s := &script{replies: []*agent.Response{call("big", `{}`), answer("ok")}}
-	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs()}, MaxResultBytes: 101}
+	a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{echoFuncs()}, MaxResultBytes: 101, MaxResultTokens: -1}
 	_, err := a.Chat(context.Background(), "go")
 	require.NoError(t, err)
 	text := lastResult(t, s).Content[0].Text
@@ -210,7 +214,7 @@ func TestResultContent(t *testing.T) {
 		c := lastResult(t, s).Content
 		require.Len(t, c, 2)
 		assert.Equal(t, "a cat\n[resource link: file:///cat.png cat.png]\nnotes", c[0].Text)
-		assert.Equal(t, agent.Block{Type: agent.BlockImage, MediaType: "image/png", Data: "iVBORw0KGgo="}, c[1])
+		assert.Equal(t, agent.Block{Type: agent.BlockImage, MediaType: "image/png", Data: tinyPNG}, c[1])
 	})
 	t.Run("other models get a summary", func(t *testing.T) {
 		s := &script{replies: []*agent.Response{call("picture", `{}`), answer("ok")}}
@@ -219,7 +223,7 @@ func TestResultContent(t *testing.T) {
 		require.NoError(t, err)
 		c := lastResult(t, s).Content
 		require.Len(t, c, 1)
-		assert.Equal(t, "a cat\n[image: image/png, 12 bytes base64]\n[resource link: file:///cat.png cat.png]\nnotes", c[0].Text)
+		assert.Equal(t, fmt.Sprintf("a cat\n[image: image/png, %d bytes base64]\n[resource link: file:///cat.png cat.png]\nnotes", len(tinyPNG)), c[0].Text)
 	})
 }
 
@@ -262,14 +266,15 @@ func TestLazyMCPAndSubAgents(t *testing.T) {
 
 func TestEveryBlockSentToTheModelIsBounded(t *testing.T) {
 	huge := strings.Repeat("x", 3000)
+	noise := pngData(t, picture(100, 100, true), true) // 40 KB
 	tools := agent.Funcs{
 		{Tool: mcp.Tool{Name: "loud-failure"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
 			return nil, errors.New(huge)
 		}},
 		{Tool: mcp.Tool{Name: "pictures"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
-			res := &mcp.CallToolResult{Content: []mcp.Content{{Type: "image", MimeType: "image/png", Data: huge}}}
+			res := &mcp.CallToolResult{Content: []mcp.Content{{Type: "image", MimeType: "image/png", Data: noise}}}
 			for range 5 {
-				res.Content = append(res.Content, mcp.Content{Type: "image", MimeType: "image/png", Data: "small"})
+				res.Content = append(res.Content, mcp.Content{Type: "image", MimeType: "image/png", Data: tinyPNG})
 			}
 			return res, nil
 		}},
@@ -286,7 +291,7 @@ func TestEveryBlockSentToTheModelIsBounded(t *testing.T) {
 	})
 	t.Run("images, in size and in number", func(t *testing.T) {
 		s := &script{replies: []*agent.Response{call("pictures", `{}`), answer("ok")}}
-		a := &agent.Agent{Model: imageScript{s}, Tools: []agent.ToolProvider{tools}, MaxImageBytes: 1000, MaxImages: 3}
+		a := &agent.Agent{Model: imageScript{s}, Tools: []agent.ToolProvider{tools}, MaxImageBytes: 2000, MaxImages: 3}
 		_, err := a.Chat(context.Background(), "go")
 		require.NoError(t, err)
 		c := lastResult(t, s).Content
@@ -294,13 +299,14 @@ func TestEveryBlockSentToTheModelIsBounded(t *testing.T) {
 		for _, b := range c {
 			if b.Type == agent.BlockImage {
 				images++
-				assert.LessOrEqual(t, len(b.Data), 1000)
+				assert.LessOrEqual(t, len(b.Data), 2000)
 			}
 		}
 		assert.Equal(t, 3, images)
 		require.Equal(t, agent.BlockText, c[0].Type)
-		assert.Contains(t, c[0].Text, "[image: image/png, 3000 bytes base64: not shown")
-		assert.Equal(t, 3, strings.Count(c[0].Text, "not shown"), "the too large one and the two past the count")
+		assert.Contains(t, c[0].Text, "[image: image/png, 100×100 pixels, ", "the large one is scaled down to fit")
+		assert.Contains(t, c[0].Text, "bytes base64) to fit 2000×2000 pixels and 2,000 bytes]")
+		assert.Equal(t, 3, strings.Count(c[0].Text, "not shown, past the limit of 3 images a result"), "the three past the count")
 	})
 }
 
@@ -402,11 +408,12 @@ func TestResourceTools(t *testing.T) {
 }
 
 func TestWhatOneRequestCarriesIsBounded(t *testing.T) {
-	picture := strings.Repeat("i", 3000)
+	photo := pngData(t, picture(27, 27, true), true) // 3,000 bytes base64, or near
+	require.InDelta(t, 3000, len(photo), 100)
 	output := strings.Repeat("t", 3000)
 	tools := agent.Funcs{
 		{Tool: mcp.Tool{Name: "photo"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{{Type: "image", MimeType: "image/png", Data: picture}}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{{Type: "image", MimeType: "image/png", Data: photo}}}, nil
 		}},
 		{Tool: mcp.Tool{Name: "log"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
 			return agent.Text(output), nil
@@ -438,15 +445,17 @@ func TestWhatOneRequestCarriesIsBounded(t *testing.T) {
 				assert.LessOrEqual(t, n, 7000, "request %d", i)
 			}
 			n, notes := carried(s.requests[3])
-			assert.Greater(t, n, 6000, "the two newest results are whole")
+			assert.Greater(t, n, 5800, "the two newest results are whole")
 			require.Len(t, notes, 1, "the oldest one is a note")
-			assert.Contains(t, notes[0], "3000 bytes")
+			assert.Regexp(t, ` (3000|`+strconv.Itoa(len(photo))+`) bytes`, notes[0])
 			_, early := carried(s.requests[1])
 			assert.Empty(t, early, "a request already made keeps what it was sent")
 		})
 	}
 	t.Run("40 MiB of images in one result stay under the default", func(t *testing.T) {
-		big := strings.Repeat("i", 5<<20)
+		big := pngData(t, picture(1130, 1130, true), true) // noise: 5.1 MB of base64, just under the bound of one image
+		require.Greater(t, len(big), agent.DefaultMaxRequestBytes/5)
+		require.LessOrEqual(t, len(big), agent.DefaultMaxImageBytes)
 		many := agent.Funcs{{Tool: mcp.Tool{Name: "album"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
 			res := &mcp.CallToolResult{}
 			for range 8 {

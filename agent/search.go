@@ -194,7 +194,7 @@ func (a *Agent) runSearch(use Block, deferred []mcp.Tool) (*mcp.CallToolResult, 
 	}
 	results := a.search.index.Search(in.Query, k)
 	if len(results) == 0 {
-		return Text("No tool matches " + strconv.Quote(in.Query) + ". Try other words, or fewer."), nil
+		return Text("No tool matches " + strconv.Quote(in.Query) + ". Try other words, or fewer." + notLoaded(a.Tools)), nil
 	}
 	if a.search.found == nil {
 		a.search.found = map[string]bool{}

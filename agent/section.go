@@ -26,3 +26,25 @@ func (s Section) String() string {
 	b.WriteString(s.Text)
 	return b.String()
 }
+
+// ownSections are the sections the Agent itself makes for this turn,
+// before those of Agent.Sections: the servers' instructions, the tools
+// left out because the model's API would refuse them, and the servers
+// whose tools could not be loaded.
+func (a *Agent) ownSections(refused []refused) []Section {
+	var out []Section
+	limit := a.MaxInstructions
+	if limit <= 0 {
+		limit = DefaultMaxInstructions
+	}
+	if s, ok := instructionsSection(a.Tools, limit); ok {
+		out = append(out, s)
+	}
+	if s, ok := unavailableSection(refused); ok {
+		out = append(out, s)
+	}
+	if s, ok := unavailableServersSection(a.Tools); ok {
+		out = append(out, s)
+	}
+	return out
+}

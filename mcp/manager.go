@@ -89,6 +89,16 @@ type ManagerOptions struct {
 	// Skills configure the loading of the servers' skills (LoadSkill):
 	// who approves one, where approvals are kept. Nil loads no skill.
 	Skills *SkillOptions
+	// AskPermission decides on each call of a tool that a permission
+	// rule asks about (permissions.ask; see Manager.Permissions), under
+	// the call's ctx, before ToolTimeout starts: true lets the call
+	// through. Nil refuses every such call with a *PermissionError.
+	AskPermission func(ctx context.Context, req *PermissionRequest) bool
+
+	// MaxInstructions bounds each server's instructions (see
+	// Manager.Instructions), in characters; zero means
+	// $CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH, else 4096, as in Claude Code.
+	MaxInstructions int
 }
 
 // State is a server's state in a Manager.
@@ -148,6 +158,8 @@ type Manager struct {
 	trustAsking  chan struct{} // closed when the question under way is answered
 	skillsOnce   sync.Once
 	memApprovals SkillApprovals // skill approvals, when SkillOptions keeps none
+
+	denied map[string]deniedTool // by exposed name: the tools a deny rule keeps out of routes
 }
 
 type route struct {

@@ -36,7 +36,9 @@ func (m *Manager) Tools(ctx context.Context) ([]Tool, error) {
 func (m *Manager) table() ([]Tool, map[string]route) {
 	m.mu.Lock()
 	servers := m.sorted()
+	perms := m.permissions()
 	m.mu.Unlock()
+	denied := map[string]deniedTool{}
 	type entry struct {
 		s    *server
 		tool Tool
@@ -62,6 +64,10 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 				}
 				seen[t.Name] = true
 				name := ExposedName(s.name, t.Name)
+				if r := deniedRule(perms, s.name, t.Name); r != nil {
+					denied[name] = deniedTool{Name: name, Server: s.name, Tool: t.Name, Rule: *r}
+					continue // never offered: see Manager.Permissions
+				}
 				entries = append(entries, entry{s, t, name})
 				count[name]++
 			}
@@ -96,7 +102,7 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 		s.mu.Unlock()
 	}
 	m.mu.Lock()
-	m.routes = routes
+	m.routes, m.denied = routes, denied
 	m.mu.Unlock()
 	return tools, routes
 }
@@ -104,11 +110,14 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 // CallTool calls a tool by its exposed name (as returned by Tools). The
 // call is bounded by ctx and by ToolTimeout; a server being reconnected is
 // waited for within the same bounds. A name no server exposes is an error
-// matching ErrUnknownTool. A tool that ran and failed is a result with
-// IsError set, as with Connection.CallTool.
+// matching ErrUnknownTool; a tool a deny rule keeps out of Tools, or that
+// an ask rule asks about and AskPermission does not allow, is refused
+// with a *PermissionError (ErrPermissionDenied), and nothing reaches the
+// server. A tool that ran and failed is a result with IsError set, as
+// with Connection.CallTool.
 func (m *Manager) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
 	var res *CallToolResult
-	err := m.routeTool(ctx, name, func(ctx context.Context, conn *Connection, tool string) (err error) {
+	err := m.routeTool(ctx, name, args, func(ctx context.Context, conn *Connection, tool string) (err error) {
 		res, err = conn.CallTool(ctx, tool, args)
 		return err
 	})
@@ -121,7 +130,7 @@ func (m *Manager) CallTool(ctx context.Context, name string, args any) (*CallToo
 // with Task.Wait, under the caller's ctx.
 func (m *Manager) StartToolTask(ctx context.Context, name string, args any) (*Task, error) {
 	var t *Task
-	err := m.routeTool(ctx, name, func(ctx context.Context, conn *Connection, tool string) (err error) {
+	err := m.routeTool(ctx, name, args, func(ctx context.Context, conn *Connection, tool string) (err error) {
 		t, err = conn.StartToolTask(ctx, tool, args)
 		return err
 	})
@@ -129,8 +138,9 @@ func (m *Manager) StartToolTask(ctx context.Context, name string, args any) (*Ta
 }
 
 // routeTool runs do with the connection and tool name of the exposed tool
-// name, connecting its server if needed; ToolTimeout bounds it.
-func (m *Manager) routeTool(ctx context.Context, name string, do func(ctx context.Context, conn *Connection, tool string) error) error {
+// name, connecting its server if needed, once the permission rules let
+// the call with args through; ToolTimeout bounds it.
+func (m *Manager) routeTool(ctx context.Context, name string, args any, do func(ctx context.Context, conn *Connection, tool string) error) error {
 	m.mu.Lock()
 	closed, routes := m.closed, m.routes
 	m.mu.Unlock()
@@ -146,7 +156,16 @@ func (m *Manager) routeTool(ctx context.Context, name string, do func(ctx contex
 		r, ok = routes[name]
 	}
 	if !ok {
+		m.mu.Lock()
+		d, denied := m.denied[name]
+		m.mu.Unlock()
+		if denied {
+			return &PermissionError{Tool: name, Server: d.Server, Rule: d.Rule}
+		}
 		return fmt.Errorf("%w %q (list the tools with Tools)", ErrUnknownTool, name)
+	}
+	if err := m.permit(ctx, name, r.server.name, r.tool, args); err != nil {
+		return err
 	}
 	if m.opts.ToolTimeout > 0 {
 		var cancel context.CancelFunc

@@ -57,7 +57,7 @@ func (m *Manager) AppTools(ctx context.Context) ([]AppTool, error) {
 		s.mu.Lock()
 		if s.state == StateConnected || s.state == StateReconnecting {
 			for _, t := range s.tools {
-				if ui, err := t.UI(); err == nil && ui != nil && ui.ResourceURI != "" && ui.VisibleTo(VisibilityModel) {
+				if ui, err := t.UI(); err == nil && ui != nil && ui.ResourceURI != "" && ui.VisibleTo(VisibilityModel) && exposed[route{server: s, tool: t.Name}] != "" {
 					out = append(out, AppTool{Name: exposed[route{server: s, tool: t.Name}], Server: s.name, Tool: t, UI: ui})
 				}
 			}
@@ -146,7 +146,8 @@ func viewOf(server, uri string, res *ReadResourceResult) (*View, error) {
 // the name the server lists it by). The tool must be in the server's
 // list and visible to apps (its _meta.ui visibility has "app", or none is
 // given); otherwise the error matches ErrUnknownTool or ErrNotForApps
-// and nothing reaches the server. ToolTimeout bounds it, as CallTool.
+// and nothing reaches the server. The permission rules apply as to
+// CallTool. ToolTimeout bounds it, as CallTool.
 func (m *Manager) CallAppTool(ctx context.Context, server, tool string, args any) (*CallToolResult, error) {
 	conn, err := m.Connection(ctx, server)
 	if err != nil {
@@ -170,6 +171,9 @@ func (m *Manager) CallAppTool(ctx context.Context, server, tool string, args any
 		return nil, fmt.Errorf("%w %q of server %q", ErrUnknownTool, tool, server)
 	case !found.visibleTo(VisibilityApp):
 		return nil, fmt.Errorf("%w: %q of server %q", ErrNotForApps, tool, server)
+	}
+	if err := m.permit(ctx, ExposedName(server, tool), server, tool, args); err != nil {
+		return nil, err
 	}
 	if m.opts.ToolTimeout > 0 {
 		var cancel context.CancelFunc

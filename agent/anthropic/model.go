@@ -140,6 +140,11 @@ func toolParam(t mcp.Tool) (*sdk.ToolParam, error) {
 		}
 	}
 	in := sdk.ToolInputSchemaParam{Properties: schema["properties"]}
+	if in.Properties == nil {
+		// A zero input schema is left out of the request, and the API
+		// refuses a tool without one: {"type":"object"} is sent whole.
+		in.Properties = map[string]any{}
+	}
 	if req, ok := schema["required"].([]any); ok {
 		for _, r := range req {
 			if s, ok := r.(string); ok {

@@ -149,6 +149,7 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 	}
 
 	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{tools}, Output: d.stdout, ToolSearch: search}
+	defer a.Close() // the results it kept in files, if any
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	fmt.Fprintf(d.stdout, "  you: %s\n\n", prompt)

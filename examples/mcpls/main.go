@@ -29,6 +29,7 @@
 //	go run ./examples/mcpls -config examples/mcpls/sample.mcp.json -v   # the repository's add server
 //	go run ./examples/mcpls -login docs     # sign in to the remote server docs (OAuth)
 //	go run ./examples/mcpls -search "open a pull request" -n 3   # what a model's tool search finds
+//	go run ./examples/mcpls -permissions    # the permission rules, and the tools they hide or ask about
 //	mcpls -search - < queries.txt           # one line of tools per query
 //
 // It also writes the config as `claude mcp` does, with its flags and
@@ -150,6 +151,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	tracing := fs.Bool("trace", false, "print the OpenTelemetry spans of the run's MCP messages on stderr, as they end")
 	search := fs.String("search", "", "print the exposed tools a tool search finds for `QUERY`, best first, on one line; - reads a query a line from standard input")
 	limit := fs.Int("n", 5, "with -search, how many tools to print for each query")
+	perms := fs.Bool("permissions", false, "print the permission rules of the settings files, and the tools they hide or ask about")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -249,6 +251,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return listSkills(ctx, m, stdout, stderr)
 	case *skill != "":
 		return showSkill(ctx, m, *skill, stdout, stderr)
+	case *perms:
+		return showPermissions(ctx, m, stdout, stderr)
 	}
 	tools, err := m.Tools(ctx)
 	if err != nil {

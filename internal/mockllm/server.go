@@ -106,6 +106,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("mockllm: no turn %d scripted (the scenario has %d)", n, len(s.turns)))
 		return
 	}
+	if err := checkTools(body); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "mockllm: "+err.Error())
+		return
+	}
 	if err := checkSearch(body, s.turns[n-1]); err != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "mockllm: "+err.Error())
 		return

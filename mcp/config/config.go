@@ -33,6 +33,10 @@ type Config struct {
 	// server it does not allow has an Err matching ErrPolicy. Nil when
 	// there is none, and for a config the program read itself.
 	Policy *Policy
+	// Permissions are the permission rules of the settings files Load
+	// read (see Permissions); nil when they have none, and for a config
+	// the program read itself unless it sets them.
+	Permissions *Permissions
 
 	layers *layers // Load's scopes, before they were merged
 }
@@ -231,16 +235,20 @@ func Load(dir string) (*Config, error) {
 		path = filepath.Join(home, ".claude", "settings.json")
 		if b := readFile(path, maxUserFileSize, false); b != nil {
 			l.user.Merge(parseConfig(b, path, true))
-			l.userApprovals.read(l.settings(path, b))
+			m := l.settings(path, b)
+			l.userApprovals.read(m)
+			l.perms.add(ScopeUser, path, m)
 		}
 	}
 	for _, key := range ws.keys() {
 		path := filepath.Join(key, ".claude", "settings.json")
 		if b := readFile(path, maxProjectFileSize, false); b != nil {
+			m := l.settings(path, b)
 			if key == ws.Dir {
 				l.project.Merge(parseConfig(b, path, true))
+				l.perms.add(ScopeProject, path, m)
 			}
-			l.workspaceApprovals.read(l.settings(path, b))
+			l.workspaceApprovals.read(m)
 		}
 	}
 	for _, path := range mcpJSONFiles(ws.Dir) {
@@ -251,9 +259,12 @@ func Load(dir string) (*Config, error) {
 	for _, key := range ws.keys() {
 		path := filepath.Join(key, ".claude", "settings.local.json")
 		if b := readFile(path, maxProjectFileSize, false); b != nil {
-			l.workspaceApprovals.read(l.settings(path, b))
+			m := l.settings(path, b)
+			l.workspaceApprovals.read(m)
+			l.perms.add(ScopeLocal, path, m)
 		}
 	}
+	l.errors = append(l.errors, l.perms.readManaged()...)
 	for _, c := range []struct {
 		cfg   *Config
 		scope Scope
@@ -337,6 +348,7 @@ type layers struct {
 	user, project, local *Config
 	userApprovals        approvalSettings // the user's own: ~/.claude/settings.json
 	workspaceApprovals   approvalSettings // the workspace's: its approvals count only once it is trusted
+	perms                permissionFiles  // the permission rules of the settings files
 	errors               []*Error
 	warnings             []string
 }
@@ -358,6 +370,9 @@ func (l *layers) resolve(trusted bool) *Config {
 	ws := *l.ws
 	ws.Trusted = trusted
 	cfg := &Config{Servers: map[string]*Server{}, Errors: slices.Clone(l.errors), Warnings: slices.Clone(l.warnings), Workspace: &ws, layers: l}
+	if cfg.Permissions = l.perms.resolve(trusted); cfg.Permissions != nil {
+		cfg.Warnings = append(cfg.Warnings, cfg.Permissions.Warnings...)
+	}
 	names := map[string]bool{}
 	for _, c := range []*Config{l.user, l.project, l.local} {
 		for name := range c.Servers {
