@@ -433,12 +433,15 @@ func (c *Config) WaitsForTrust(name string) bool {
 // Trusted returns the config as Load reads it once its workspace is
 // trusted (see Workspace), a new Config; or c itself when it is not
 // Load's or its workspace is trusted already. It changes no file: see
-// SaveTrust for that.
+// SaveTrust for that. The organisation's policy applies to it as to
+// Load's: trust never lifts a deny or an exclusive list.
 func (c *Config) Trusted() *Config {
 	if c == nil || c.layers == nil || c.Workspace == nil || c.Workspace.Trusted {
 		return c
 	}
-	return c.layers.resolve(true)
+	cfg := c.layers.resolve(true)
+	applyPolicy(cfg)
+	return cfg
 }
 
 // LoadFile reads one config file: {"mcpServers": {...}} or the flat

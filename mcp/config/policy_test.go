@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcplug/mcplug/internal/testdir"
 	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +116,29 @@ func TestLoadEnforcesThePolicy(t *testing.T) {
 		assert.NoError(t, err, "the user's own can still be removed")
 	})
 	_ = homeDir
+}
+
+func TestTrustingTheWorkspaceKeepsThePolicy(t *testing.T) {
+	_, project := home(t)
+	managed := t.TempDir()
+	config.SetManagedDir(t, managed)
+	testdir.Write(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "proj"}, "ok": {"command": "ok"}}}`)
+	testdir.Write(t, filepath.Join(project, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["proj", "ok"]}`)
+	require.NoError(t, os.WriteFile(filepath.Join(managed, "managed-settings.json"), []byte(`{"deniedMcpServers":[{"serverName":"proj"}]}`), 0o644))
+	cfg, _ := config.Load(project)
+	require.False(t, cfg.Workspace.Trusted)
+	require.ErrorIs(t, cfg.Servers["proj"].Err, config.ErrPolicy)
+
+	trusted := cfg.Trusted()
+	require.NotSame(t, cfg, trusted)
+	assert.Equal(t, config.Approved, trusted.Servers["ok"].Approval, "trust counts the workspace's approvals")
+	assert.NoError(t, trusted.Servers["ok"].Err)
+	assert.ErrorIs(t, trusted.Servers["proj"].Err, config.ErrPolicy, "trust never lifts the organisation's deny")
+
+	t.Run("nor its exclusive list", func(t *testing.T) {
+		require.NoError(t, os.WriteFile(filepath.Join(managed, "managed-mcp.json"), []byte(`{"mcpServers":{"corp":{"command":"true"}}}`), 0o644))
+		cfg, _ := config.Load(project)
+		require.Equal(t, []string{"corp"}, cfg.Names())
+		assert.Equal(t, []string{"corp"}, cfg.Trusted().Names())
+	})
 }
