@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -159,16 +160,40 @@ func (b *builder) usePackage(pkg *model.Package) error {
 		b.source = fmt.Sprintf("%s %s, run by %s", run.title, target, run.command)
 	}
 	oci := pkg.RegistryType == "oci"
-	b.entry = func() (*config.Server, error) {
+	// runtime is the environment and the runtime arguments, each given
+	// to the container checked (checkHostSide).
+	runtime := func() (map[string]string, []arg, error) {
 		e, err := env()
+		if err != nil {
+			return nil, nil, err
+		}
+		given, err := rt()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, a := range given {
+			if !oci {
+				break
+			}
+			if err := checkHostSide(what+"'s runtime argument", a, e); err != nil {
+				return nil, nil, err
+			}
+		}
+		return e, given, nil
+	}
+	if oci {
+		// What the server.json alone gives, before anything is asked: a
+		// fixed value, or a default an optional input falls back to.
+		if _, _, err := runtime(); errors.Is(err, ErrUnsafe) {
+			return err
+		}
+	}
+	b.entry = func() (*config.Server, error) {
+		e, given, err := runtime()
 		if err != nil {
 			return nil, err
 		}
 		args := slices.Clone(run.defaults)
-		given, err := rt()
-		if err != nil {
-			return nil, err
-		}
 		for _, a := range given {
 			if oci && a.flag == "-e" || oci && a.flag == "--env" {
 				// A secret given as -e NAME=…${VAR}… stays out of docker's
@@ -215,6 +240,7 @@ func (b *builder) usePackage(pkg *model.Package) error {
 // arg is an argument as written: a flag and its value, or a value.
 type arg struct {
 	flag, value string
+	from        []origin // of each byte of value
 	hasValue    bool
 	ref         bool // the value writes a reference
 }
@@ -290,7 +316,7 @@ func write(all []*argument) ([]arg, error) {
 			out = append(out, arg{flag: x.Name})
 			continue
 		}
-		v, ok, err := x.t.fill("the argument "+x.Name, x.required)
+		v, from, ok, err := x.t.fill("the argument "+x.Name, x.required)
 		if err != nil {
 			return nil, err
 		}
@@ -302,9 +328,9 @@ func write(all []*argument) ([]arg, error) {
 			out = append(out, arg{flag: x.Name})
 		case x.bool:
 		case x.Type == model.ArgumentTypeNamed:
-			out = append(out, arg{flag: x.Name, value: v, hasValue: true, ref: x.t.hasRef()})
+			out = append(out, arg{flag: x.Name, value: v, from: from, hasValue: true, ref: x.t.hasRef()})
 		default:
-			out = append(out, arg{value: v, ref: x.t.hasRef()})
+			out = append(out, arg{value: v, from: from, ref: x.t.hasRef()})
 		}
 	}
 	return out, nil
@@ -386,7 +412,7 @@ func (b *builder) keyValues(what, kind string, kvs []model.KeyValueInput, valid 
 	return func() (map[string]string, error) {
 		out := map[string]string{}
 		for _, x := range all {
-			v, ok, err := x.t.fill("the "+kind+" "+x.name, x.required)
+			v, _, ok, err := x.t.fill("the "+kind+" "+x.name, x.required)
 			if err != nil {
 				return nil, err
 			}

@@ -102,7 +102,7 @@ func (b *builder) useRemote(t *model.Transport) error {
 			}
 			segs = append(segs, s)
 		}
-		u, err := render("the URL", segs)
+		u, _, err := render("the URL", segs)
 		if err != nil {
 			return nil, err
 		}
