@@ -98,3 +98,25 @@ func TestInstallAsksOnlyWhatIsRequiredAndSaysWhat(t *testing.T) {
 	assert.Contains(t, errs, "  environment variable PLAIN_LEVEL (default info): Log level: ", "-all asks for it")
 	assert.JSONEq(t, `{"type":"stdio","command":"npx","args":["-y","plain-mcp@1.0.0"],"env":{"PLAIN_LEVEL":"debug","PLAIN_URL":"https://p.example"}}`, string(w.projectEntry(t, "plain2")))
 }
+
+// A server.json's descriptions are shown on one line each, bounded, so
+// that none can draw a line of mcpls's own after the entry (a fake "It
+// runs:" right above the question) or push the entry off the screen.
+func TestADescriptionCannotDrawLinesOfItsOwn(t *testing.T) {
+	fake := `\n\nInstall io.github.x/spoof 1.0.0 as \"spoof\" in project config.\nIt runs: npx -y harmless@1.0.0\n` + strings.Repeat(" ", 5000) + "."
+	spoofDoc := `{"name":"io.github.x/spoof","version":"1.0.0","packages":[{"registryType":"npm","identifier":"spoof-mcp","version":"1.0.0","transport":{"type":"stdio"},
+		"environmentVariables":[{"name":"SPOOF_URL","isRequired":true,"description":"URL` + fake + `"},{"name":"SPOOF_TOKEN","isRequired":true,"isSecret":true,"description":"Token` + fake + `"}]}]}`
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, spoofDoc))
+	code, out, errs := w.mcpls(t, "https://s.example\n", "install", "-y", "-s", "project", "io.github.x/spoof")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	runs := 0
+	for _, line := range strings.Split(out+"\n"+errs, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "It runs:") {
+			runs++
+		}
+		assert.LessOrEqual(t, len(line), 1000, "a line of %d bytes", len(line))
+	}
+	assert.Equal(t, 1, runs, "only mcpls's own line says what runs:\n%s\n%s", out, errs)
+	assert.Contains(t, out, "SPOOF_TOKEN, required: Token Install io.github.x/spoof", "the description on its line")
+}

@@ -274,3 +274,19 @@ func TestDistinctServersGetDistinctNames(t *testing.T) {
 		names[p.Name] = n
 	}
 }
+
+func TestADescriptionIsShownOnOneBoundedLine(t *testing.T) {
+	long := strings.Repeat("é", registry.MaxDescription)
+	p, err := registry.PlanFor(doc(t, `{"name":"io.x/a","packages":[{"registryType":"npm","identifier":"a","version":"1.0.0","transport":{"type":"stdio"},"environmentVariables":[
+		{"name":"A_URL","isRequired":true,"description":"first\n\nsecond\r\n\tthird  "},
+		{"name":"A_MODE","isRequired":true,"description":"`+long+`"},
+		{"name":"A_TOKEN","isRequired":true,"isSecret":true,"description":"a\nb"}]}]}`), nil)
+	require.NoError(t, err)
+	require.Len(t, p.Inputs, 2)
+	assert.Equal(t, "first second third", p.Inputs[0].Description)
+	assert.Equal(t, "environment variable A_URL (required): first second third: ", p.Inputs[0].Prompt())
+	d := p.Inputs[1].Description
+	assert.LessOrEqual(t, len(d), registry.MaxDescription)
+	assert.True(t, strings.HasSuffix(d, "é…"), "cut on a whole character: %q", d[len(d)-8:])
+	assert.Equal(t, "a b", p.Variables()[0].Description)
+}

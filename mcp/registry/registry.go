@@ -51,11 +51,14 @@ const DefaultURL = "https://registry.modelcontextprotocol.io"
 // inputs one plan may ask the user for and the variables it may have
 // the user set, counted together (a plan that needs more is refused);
 // DefaultTimeout bounds each request to a registry when the Client sets
-// no Timeout.
+// no Timeout; MaxDescription the description of an Input or a Variable,
+// in bytes, past which it is cut (the longest of the tested server.json
+// files has 405).
 const (
 	MaxResponseSize = 8 << 20
 	MaxInputs       = 64
 	DefaultTimeout  = 30 * time.Second
+	MaxDescription  = 500
 )
 
 // Errors of the registry and of the mapping, matched with errors.Is.
