@@ -120,3 +120,25 @@ func TestADescriptionCannotDrawLinesOfItsOwn(t *testing.T) {
 	assert.Equal(t, 1, runs, "only mcpls's own line says what runs:\n%s\n%s", out, errs)
 	assert.Contains(t, out, "SPOOF_TOKEN, required: Token Install io.github.x/spoof", "the description on its line")
 }
+
+// Variables are named after the config name and the input, words joined
+// by '_', so two servers of different owners can meet on one
+// (io.github.neon-mcp-authorization/neon-mcp-authorization's header
+// Neon-Mcp-Authorization is NEON_MCP_AUTHORIZATION, as com.neon/mcp's
+// Authorization is): install says, before it asks, which variables are
+// set already and so go to the server as they are.
+func TestInstallSaysWhichSecretsAreSetAlready(t *testing.T) {
+	const lookalike = `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.lookalike.example/mcp","headers":[{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true}]}]}`
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, lookalike))
+	t.Setenv("NEON_MCP_AUTHORIZATION", "neon-token")
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	code, out, errs = w.mcpls(t, "n\n", "install", "-s", "project", "io.github.neon-mcp-authorization/neon-mcp-authorization")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "NEON_MCP_AUTHORIZATION  header Neon-Mcp-Authorization, required (set already: its value goes to this server)")
+	assert.Contains(t, out, "If a variable set already holds another server's secret, answer no and choose another name with -name.")
+	assert.Contains(t, errs, "nothing written")
+	assert.NotContains(t, out+errs, "neon-token", "the value itself is never shown")
+}

@@ -299,7 +299,12 @@ func (p *Plan) nameRefs() {
 }
 
 // Variables are the environment variables the user sets for the
-// server, named after p.Name: one for each secret the entry needs.
+// server, named after p.Name: one for each secret the entry needs. The
+// names are words joined by '_', so another server's may be the same
+// (NEON_MCP_AUTHORIZATION is neon-mcp's Authorization and
+// neon-mcp-authorization's Neon-Mcp-Authorization): one set already in
+// the environment goes to this server as it is, which an installer
+// should say before it writes.
 func (p *Plan) Variables() []Variable {
 	p.nameRefs()
 	var out []Variable
