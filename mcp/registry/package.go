@@ -24,18 +24,40 @@ type runner struct {
 	// what runs (npx --call, -p; uvx --from, --with; docker --entrypoint,
 	// --privileged) and are refused, or left out when optional.
 	flags map[string]bool
+	// reads are the environment variables the runner reads itself, to
+	// choose where the package comes from or what runs first (npm's
+	// registry, node's --import, uv's index, a .NET startup hook,
+	// docker's daemon): names, or prefixes ending in '_', in capitals.
+	reads []string
 }
 
 var runners = map[string]*runner{
-	"npm":  {title: "npm package", runs: "package", command: "npx", defaults: []string{"-y"}, flags: map[string]bool{"-y": false, "--yes": false}},
-	"pypi": {title: "PyPI package", runs: "package", command: "uvx", flags: map[string]bool{"--python": true, "-p": true, "--quiet": false, "-q": false, "--offline": false, "--native-tls": false}},
+	"npm":  {title: "npm package", runs: "package", command: "npx", defaults: []string{"-y"}, flags: map[string]bool{"-y": false, "--yes": false}, reads: []string{"NODE_OPTIONS", "NPM_CONFIG_"}},
+	"pypi": {title: "PyPI package", runs: "package", command: "uvx", flags: map[string]bool{"--python": true, "-p": true, "--quiet": false, "-q": false, "--offline": false, "--native-tls": false}, reads: []string{"UV_"}},
 	"oci": {title: "OCI image", runs: "image", command: "docker", defaults: []string{"run", "-i", "--rm"}, flags: map[string]bool{
 		"-e": true, "--env": true, "--env-file": true, "-v": true, "--volume": true, "--mount": true, "-p": true, "--publish": true,
 		"--network": true, "--net": true, "-w": true, "--workdir": true, "--add-host": true, "--pull": true, "--platform": true,
 		"-u": true, "--user": true, "--name": true, "-l": true, "--label": true,
 		"-i": false, "--interactive": false, "--rm": false, "--init": false, "--read-only": false,
-	}},
-	"nuget": {title: "NuGet package", runs: "package", command: "dnx", flags: map[string]bool{"--yes": false}},
+	}, reads: []string{"DOCKER_"}},
+	"nuget": {title: "NuGet package", runs: "package", command: "dnx", flags: map[string]bool{"--yes": false}, reads: []string{"DOTNET_", "NUGET_"}},
+}
+
+// loaderReads are the environment variables every runner's process
+// reads before it runs: the dynamic loader's, and where programs are
+// found.
+var loaderReads = []string{"LD_", "DYLD_", "PATH"}
+
+// readByRunner reports whether the runner reads the environment
+// variable name itself (see runner.reads and loaderReads).
+func (r *runner) readByRunner(name string) bool {
+	n := strings.ToUpper(name)
+	for _, p := range append(slices.Clone(loaderReads), r.reads...) {
+		if n == p || strings.HasSuffix(p, "_") && strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Identifiers and versions, as their registries spell them. None starts
@@ -150,6 +172,11 @@ func (b *builder) usePackage(pkg *model.Package) error {
 	pa, err := b.arguments(what, pkg.PackageArguments)
 	if err != nil {
 		return err
+	}
+	for _, v := range pkg.EnvironmentVariables {
+		if run.readByRunner(v.Name) {
+			return unsafef("%s: its environment variable %s would change what %s runs (%s reads it itself)", what, v.Name, run.command, run.command)
+		}
 	}
 	env, err := b.keyValues(what, "environment variable", pkg.EnvironmentVariables, func(n string) bool { return envVarName.MatchString(n) })
 	if err != nil {

@@ -290,3 +290,37 @@ func TestADescriptionIsShownOnOneBoundedLine(t *testing.T) {
 	assert.True(t, strings.HasSuffix(d, "é…"), "cut on a whole character: %q", d[len(d)-8:])
 	assert.Equal(t, "a b", p.Variables()[0].Description)
 }
+
+func TestAnEnvironmentVariableCannotChangeWhatRuns(t *testing.T) {
+	pkg := func(typ, id, ver, name string) string {
+		return `{"name":"io.x/a","packages":[{"registryType":"` + typ + `","identifier":"` + id + `","version":"` + ver + `","transport":{"type":"stdio"},"environmentVariables":[{"name":"` + name + `","value":"x"}]}]}`
+	}
+	tests := []struct{ name, doc string }{
+		{"node's options, which run code before npx", pkg("npm", "a", "1.0.0", "NODE_OPTIONS")},
+		{"npm's registry", pkg("npm", "a", "1.0.0", "npm_config_registry")},
+		{"npm's registry in capitals", pkg("npm", "a", "1.0.0", "NPM_CONFIG_REGISTRY")},
+		{"uv's index", pkg("pypi", "a", "1.0.0", "UV_INDEX_URL")},
+		{"uv's python", pkg("pypi", "a", "1.0.0", "UV_PYTHON")},
+		{"a .NET startup hook", pkg("nuget", "A", "1.0.0", "DOTNET_STARTUP_HOOKS")},
+		{"NuGet's sources", pkg("nuget", "A", "1.0.0", "NUGET_PACKAGES")},
+		{"docker's daemon", pkg("oci", "docker.io/x/a:1.0.0", "", "DOCKER_HOST")},
+		{"docker's configuration", pkg("oci", "docker.io/x/a:1.0.0", "", "DOCKER_CONFIG")},
+		{"a library loaded first", pkg("npm", "a", "1.0.0", "LD_PRELOAD")},
+		{"one on macOS", pkg("pypi", "a", "1.0.0", "DYLD_INSERT_LIBRARIES")},
+		{"the search path of programs", pkg("oci", "docker.io/x/a:1.0.0", "", "PATH")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := registry.PlanFor(doc(t, tt.doc), nil)
+			require.ErrorIs(t, err, registry.ErrUnsupported)
+			assert.ErrorIs(t, err, registry.ErrUnsafe)
+			assert.ErrorContains(t, err, "reads it itself")
+		})
+	}
+	t.Run("the server's own variables stay", func(t *testing.T) {
+		for _, name := range []string{"NODE_ENV", "HOME", "UVICORN_PORT", "DOCKERFILE_PATH", "NPM_TOKEN_NAME"} {
+			_, err := registry.PlanFor(doc(t, pkg("npm", "a", "1.0.0", name)), nil)
+			assert.NoError(t, err, name)
+		}
+	})
+}

@@ -27,8 +27,10 @@
 //     docker run -i --rm IMAGE, NuGet → dnx ID@VERSION --yes; names,
 //     versions and image references are checked as their registries
 //     spell them (none can be taken for an option), runtimeHint must be
-//     that runner, and a runtime argument must be an option the runner
-//     is known to take harmlessly; what a container gets of the user's
+//     that runner, a runtime argument must be an option the runner is
+//     known to take harmlessly, and no environment variable may be one
+//     the runner reads itself (NODE_OPTIONS, npm_config_*, UV_*,
+//     DOCKER_*, LD_PRELOAD…); what a container gets of the user's
 //     machine (a host path to mount, a file of variables, a variable
 //     of the user's environment) the user names, never the server.json.
 //   - A remote is https without credentials in its URL; plain http only
