@@ -161,12 +161,3 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	return 0
 }
-
-func sorted(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -239,7 +240,7 @@ func (b *builder) usePackage(pkg *model.Package) error {
 			args = append(args, a.words()...)
 		}
 		if oci { // the container sees the environment it is given by name
-			for _, n := range sortedKeys(e) {
+			for _, n := range slices.Sorted(maps.Keys(e)) {
 				if !slices.Contains(args, n) {
 					args = append(args, "-e", n)
 				}
@@ -449,13 +450,4 @@ func (b *builder) keyValues(what, kind string, kvs []model.KeyValueInput, valid 
 		}
 		return out, nil
 	}, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -166,6 +166,12 @@ type template []part
 // ok false when one of its slots has none. With empty, such a slot is
 // taken as "" instead.
 func (t template) fill(what string, empty bool) (string, []origin, bool, error) {
+	return t.fillEscaped(what, empty, nil)
+}
+
+// fillEscaped is fill with each slot's value but a secret's reference
+// passed through escape (nil: none).
+func (t template) fillEscaped(what string, empty bool, escape func(string) string) (string, []origin, bool, error) {
 	var segs []seg
 	for _, p := range t {
 		if p.slot == nil {
@@ -178,6 +184,9 @@ func (t template) fill(what string, empty bool) (string, []origin, bool, error) 
 		}
 		if !ok && !empty {
 			return "", nil, false, nil
+		}
+		if escape != nil && s.from != fromRef {
+			s.text = escape(s.text)
 		}
 		segs = append(segs, s)
 	}
