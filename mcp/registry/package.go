@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -75,10 +76,69 @@ var (
 	headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
+// registries are where each runner takes packages from, unless told
+// otherwise (which no entry does): a package whose registryBaseUrl names
+// another registry is not the package the runner would run.
+var registries = map[string]string{
+	"npm":   model.RegistryURLNPM,
+	"pypi":  model.RegistryURLPyPI,
+	"nuget": model.RegistryURLNuGet,
+}
+
+// dockerHub are the names of Docker Hub, where an image whose name has
+// no registry comes from.
+var dockerHub = []string{"docker.io", "index.docker.io", "registry-1.docker.io"}
+
+// sameRegistry reports whether the registry base URLs a and b are one:
+// compared as URLs (case of scheme and host, a trailing slash).
+func sameRegistry(a, b string) bool {
+	norm := func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil {
+			return s
+		}
+		return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.Path, "/")
+	}
+	return norm(a) == norm(b)
+}
+
+// fromItsRegistry refuses a package whose registryBaseUrl names another
+// registry than the one its runner takes it from: the runner would run
+// the package of that name there (a company's package name, taken on
+// the public registry by anyone), not the one the server.json names. An
+// image is taken from the registry its name names.
+func fromItsRegistry(pkg *model.Package, image reference.Named) error {
+	base := pkg.RegistryBaseURL
+	if base == "" {
+		return nil
+	}
+	if image == nil {
+		if want := registries[pkg.RegistryType]; !sameRegistry(base, want) {
+			return unsafef("%s is a package of the registry %s, but %s would take a package of that name from %s", pkg.Identifier, base, runners[pkg.RegistryType].command, want)
+		}
+		return nil
+	}
+	domain := reference.Domain(image)
+	u, err := url.Parse(base)
+	host := ""
+	if err == nil && strings.EqualFold(u.Scheme, "https") && strings.Trim(u.Path, "/") == "" {
+		host = strings.ToLower(u.Host)
+	}
+	if host == domain || slices.Contains(dockerHub, host) && slices.Contains(dockerHub, domain) {
+		return nil
+	}
+	return unsafef("%s is an image of the registry %s, but docker would take it from %s", pkg.Identifier, base, domain)
+}
+
 // ref checks a package's identifier and version and returns what the
 // runner is given: NAME@VERSION, or the image.
 func ref(pkg *model.Package) (string, error) {
 	id, ver := pkg.Identifier, pkg.Version
+	if pkg.RegistryType != "oci" {
+		if err := fromItsRegistry(pkg, nil); err != nil {
+			return "", err
+		}
+	}
 	switch pkg.RegistryType {
 	case "npm":
 		if len(id) > 214 || !npmName.MatchString(strings.ToLower(id)) {
@@ -111,6 +171,9 @@ func ref(pkg *model.Package) (string, error) {
 		named, err := reference.ParseNormalizedNamed(id)
 		if err != nil {
 			return "", unsafef("%q is not an OCI image reference: %v", id, err)
+		}
+		if err := fromItsRegistry(pkg, named); err != nil {
+			return "", err
 		}
 		if _, ok := named.(reference.Digested); ok {
 			return id, nil

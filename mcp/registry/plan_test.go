@@ -324,3 +324,39 @@ func TestAnEnvironmentVariableCannotChangeWhatRuns(t *testing.T) {
 		}
 	})
 }
+
+func TestAPackageRunsOnlyFromTheRegistryItNames(t *testing.T) {
+	pkg := func(typ, id, ver, base string) string {
+		return `{"name":"io.x/a","packages":[{"registryType":"` + typ + `","registryBaseUrl":"` + base + `","identifier":"` + id + `","version":"` + ver + `","transport":{"type":"stdio"}}]}`
+	}
+	refused := []struct{ name, doc string }{
+		{"an npm package of a company's registry", pkg("npm", "corp-tool", "1.0.0", "https://npm.corp.example")},
+		{"a PyPI package of another index", pkg("pypi", "corp-tool", "1.0.0", "https://pypi.corp.example/simple")},
+		{"a NuGet package of another feed", pkg("nuget", "Corp.Tool", "1.0.0", "https://nuget.corp.example/v3/index.json")},
+		{"an image of another registry than its name's", pkg("oci", "corp/tool:1.0.0", "", "https://ghcr.io")},
+		{"a registry in clear", pkg("npm", "corp-tool", "1.0.0", "http://registry.npmjs.org")},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := registry.PlanFor(doc(t, tt.doc), nil)
+			require.ErrorIs(t, err, registry.ErrUnsupported)
+			assert.ErrorIs(t, err, registry.ErrUnsafe)
+			assert.ErrorContains(t, err, "registry")
+		})
+	}
+	taken := []struct{ name, doc string }{
+		{"npm's", pkg("npm", "a", "1.0.0", "https://registry.npmjs.org")},
+		{"npm's with a slash", pkg("npm", "a", "1.0.0", "https://registry.npmjs.org/")},
+		{"PyPI's", pkg("pypi", "a", "1.0.0", "https://pypi.org")},
+		{"NuGet's", pkg("nuget", "A", "1.0.0", "https://api.nuget.org/v3/index.json")},
+		{"Docker Hub's", pkg("oci", "x/a:1.0.0", "", "https://docker.io")},
+		{"GitHub's for an image named there", pkg("oci", "ghcr.io/x/a:1.0.0", "", "https://ghcr.io")},
+		{"none named", pkg("npm", "a", "1.0.0", "")},
+	}
+	for _, tt := range taken {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := registry.PlanFor(doc(t, tt.doc), nil)
+			assert.NoError(t, err)
+		})
+	}
+}

@@ -27,7 +27,9 @@
 //     docker run -i --rm IMAGE, NuGet → dnx ID@VERSION --yes; names,
 //     versions and image references are checked as their registries
 //     spell them (none can be taken for an option), runtimeHint must be
-//     that runner, a runtime argument must be an option the runner is
+//     that runner, registryBaseUrl the registry the runner takes the
+//     package from (never a same-named public package in place of a
+//     company's), a runtime argument must be an option the runner is
 //     known to take harmlessly, and no environment variable may be one
 //     the runner reads itself (NODE_OPTIONS, npm_config_*, UV_*,
 //     DOCKER_*, LD_PRELOAD…); what a container gets of the user's
