@@ -114,16 +114,26 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "The entry:\n  %s\n", safe(shown.String()))
 	if len(vars) > 0 {
 		fmt.Fprintln(stdout, "Set these variables in the environment mcpls and Claude Code run in (the entry names them, and holds no secret):")
+		setAlready := false
 		for _, v := range vars {
 			need := "required"
 			if !v.Required {
 				need = "optional"
+			}
+			// Names are made of words, and two servers' can meet: a
+			// variable set already goes to this server as it is.
+			if _, set := os.LookupEnv(v.Name); set {
+				need += " (set already: its value goes to this server)"
+				setAlready = true
 			}
 			line := fmt.Sprintf("  %s  %s, %s", v.Name, v.For, need)
 			if d := strings.TrimSpace(v.Description); d != "" {
 				line += ": " + d
 			}
 			fmt.Fprintln(stdout, safe(line))
+		}
+		if setAlready {
+			fmt.Fprintln(stdout, "If a variable set already holds another server's secret, answer no and choose another name with -name.")
 		}
 	}
 	if !c.yes {
@@ -150,13 +160,4 @@ func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 	}
 	return 0
-}
-
-func sorted(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -328,14 +330,14 @@ func getCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stdout, "  Command: %s\n", safe(sc.Command))
 		fmt.Fprintf(stdout, "  Args: %s\n", safe(strings.Join(sc.Args, " ")))
 		fmt.Fprintln(stdout, "  Environment:")
-		for _, k := range sorted(sc.Env) {
+		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
 			fmt.Fprintf(stdout, "    %s=%s\n", safe(k), safe(sc.Env[k]))
 		}
 	} else {
 		fmt.Fprintf(stdout, "  URL: %s\n", safe(redact.URL(sc.URL)))
 		if len(sc.Headers) > 0 {
 			fmt.Fprintln(stdout, "  Headers:")
-			for _, k := range sorted(sc.Headers) {
+			for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
 				fmt.Fprintf(stdout, "    %s: %s\n", safe(k), safe(redacted(k, sc.Headers[k])))
 			}
 		}

@@ -57,9 +57,10 @@ func resolveOwnLink(path string) (string, error) {
 	}
 }
 
-// ownDir checks the directory a link leads into: the user's, and no one
-// else may write to it (who could, could put another file in place of
-// the one written).
+// ownDir checks the directory a link leads into: the user's, and not
+// writable by every user (who could, could put another file in place of
+// the one written). A group's write permission is not checked: with a
+// group of the user's own, the usual setting, it lets in no one else.
 func ownDir(dir string, info os.FileInfo) error {
 	switch {
 	case !ownedByUser(info):

@@ -46,7 +46,8 @@ type WriteOptions struct {
 	// dotfile manager keeps, say): the file it leads to is replaced, the
 	// link kept. Every link on the way must belong to the user, and so
 	// must the file it leads to, if there is one, and that file's
-	// directory, which no other user may write to; otherwise the error
+	// directory, which may not be writable by every user (a group's
+	// write permission is left to the user's choice); otherwise the error
 	// matches ErrNotOwned and nothing is written. A link that leads
 	// nowhere yet has its file created. Without it, a link in the file's
 	// place is never written through (ErrNotRegular).

@@ -344,8 +344,8 @@ func (sc *Server) policyURL() (expanded, written string) {
 // another script (or in full-width letters) in its IDNA form, as the
 // HTTP client dials it, one trailing dot and the default port dropped,
 // percent-encoded letters and digits decoded and dot segments of the
-// path resolved; user information and fragment are not compared (neither
-// names the server). A '*' matches any run of characters within its own
+// path resolved; user information, fragment and an IPv6 address's zone
+// are not compared (none names the server). A '*' matches any run of characters within its own
 // part: in the host it never reaches the path, in the path never the
 // query. A pattern without a path matches every path of its host. An
 // allow pattern without a port matches the default port (any port when

@@ -24,7 +24,7 @@ var errUnparsable = errors.New("the URL cannot be parsed")
 // serverURL is a server's URL reduced to what the policy compares.
 type serverURL struct {
 	scheme string // lower-case
-	host   string // lower-case ASCII (IDNA), no trailing dot; an IPv6 address in brackets, canonical
+	host   string // lower-case ASCII (IDNA), no trailing dot; an IPv6 address in brackets, canonical, without its zone
 	port   int    // the port connected to: the URL's, or its scheme's default
 	path   string // percent-encoding normalised, dot segments removed, "/" when empty
 	query  string // percent-encoding normalised
@@ -44,8 +44,8 @@ func defaultPort(scheme string) int {
 // parseServerURL parses raw as the HTTP client does and reduces it: the
 // scheme and host lower-cased, a host of other scripts or of full-width
 // letters in its IDNA form (as net/http dials it), one trailing dot
-// removed, the default port dropped; the user information and the
-// fragment left out (neither names the server). A URL with a backslash,
+// removed, the default port dropped; the user information, the
+// fragment and an IPv6 address's zone left out (none names the server). A URL with a backslash,
 // white space or a control character, a host given in percent-encoding,
 // with an empty label, or a number that is not a plain dotted IPv4
 // address (127.1, 0x7f.1, 2130706433: resolvers read them as addresses)
@@ -89,6 +89,9 @@ func normalHost(hostport, hostname string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%w: its IPv6 address is not one", errUnparsable)
 		}
+		// A zone (fe80::1%eth0) names the interface the address is
+		// reached through, not another server.
+		a = a.WithZone("")
 		if a.Is4In6() { // the client connects to it over IPv4
 			return a.Unmap().String(), nil
 		}
@@ -267,6 +270,7 @@ func parseURLPattern(p string) (*urlPattern, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s is not an IPv6 address", host)
 		}
+		a = a.WithZone("") // as a server's
 		pat.host = "[" + a.String() + "]"
 		if a.Is4In6() {
 			pat.host = a.Unmap().String()

@@ -97,7 +97,13 @@ func TestAddressesAreComparedAsAddresses(t *testing.T) {
 			{"https://[::1]/mcp", false, "as written"},
 			{"https://[0:0::1]/mcp", false, "another spelling"},
 			{"https://[0000:0000:0000:0000:0000:0000:0000:0001]:443/mcp", false, "in full, with the default port"},
+			{"https://[::1%25lo]/mcp", false, "with a zone, which names the interface the address is reached on"},
+			{"https://[::1%25eth0]:8443/mcp", false, "another zone and port"},
 			{"https://[::2]/mcp", true, "another address"},
+		})
+		checkURLs(t, `{"allowedMcpServers":[{"serverUrl":"https://[fe80::1]/*"}]}`, []urlCase{
+			{"https://[fe80::1%25eth0]/mcp", true, "an allowed address reached through an interface"},
+			{"https://[fe80::2%25eth0]/mcp", false, "another address"},
 		})
 	})
 	t.Run("IPv4", func(t *testing.T) {

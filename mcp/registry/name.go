@@ -21,11 +21,12 @@ var nameChars = regexp.MustCompile(`[^a-z0-9_-]+`)
 //	io.github.github/github-mcp-server  → github-mcp-server
 //	io.github.microsoft/playwright-mcp  → microsoft-playwright-mcp
 //
-// Servers of different owners or names get different config names;
-// servers of one owner may meet when they differ only in a subdomain
-// (com.x.docs/mcp, com.x.api/mcp) or the top-level label
-// (io.github.x/y, com.x/y). The config then refuses the second as
-// "already exists", and the installer can choose another name.
+// Two servers meet when their namespaces differ only in a subdomain
+// (com.x.docs/mcp, com.x.api/mcp) or the top-level label (io.github.x/y,
+// com.x/y: a GitHub account and a domain, which need not have one
+// owner), or when a dash moves between owner and name (io.github.a-b/c,
+// io.github.a/b-c). The config then refuses the second as "already
+// exists", and the installer can choose another name.
 func ConfigName(name string) string {
 	ns, local, ok := strings.Cut(strings.ToLower(name), "/")
 	if !ok {

@@ -1,7 +1,10 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,18 +26,40 @@ type runner struct {
 	// what runs (npx --call, -p; uvx --from, --with; docker --entrypoint,
 	// --privileged) and are refused, or left out when optional.
 	flags map[string]bool
+	// reads are the environment variables the runner reads itself, to
+	// choose where the package comes from or what runs first (npm's
+	// registry, node's --import, uv's index, a .NET startup hook,
+	// docker's daemon): names, or prefixes ending in '_', in capitals.
+	reads []string
 }
 
 var runners = map[string]*runner{
-	"npm":  {title: "npm package", runs: "package", command: "npx", defaults: []string{"-y"}, flags: map[string]bool{"-y": false, "--yes": false}},
-	"pypi": {title: "PyPI package", runs: "package", command: "uvx", flags: map[string]bool{"--python": true, "-p": true, "--quiet": false, "-q": false, "--offline": false, "--native-tls": false}},
+	"npm":  {title: "npm package", runs: "package", command: "npx", defaults: []string{"-y"}, flags: map[string]bool{"-y": false, "--yes": false}, reads: []string{"NODE_OPTIONS", "NPM_CONFIG_"}},
+	"pypi": {title: "PyPI package", runs: "package", command: "uvx", flags: map[string]bool{"--python": true, "-p": true, "--quiet": false, "-q": false, "--offline": false, "--native-tls": false}, reads: []string{"UV_"}},
 	"oci": {title: "OCI image", runs: "image", command: "docker", defaults: []string{"run", "-i", "--rm"}, flags: map[string]bool{
 		"-e": true, "--env": true, "--env-file": true, "-v": true, "--volume": true, "--mount": true, "-p": true, "--publish": true,
 		"--network": true, "--net": true, "-w": true, "--workdir": true, "--add-host": true, "--pull": true, "--platform": true,
 		"-u": true, "--user": true, "--name": true, "-l": true, "--label": true,
 		"-i": false, "--interactive": false, "--rm": false, "--init": false, "--read-only": false,
-	}},
-	"nuget": {title: "NuGet package", runs: "package", command: "dnx", flags: map[string]bool{"--yes": false}},
+	}, reads: []string{"DOCKER_"}},
+	"nuget": {title: "NuGet package", runs: "package", command: "dnx", flags: map[string]bool{"--yes": false}, reads: []string{"DOTNET_", "NUGET_"}},
+}
+
+// loaderReads are the environment variables every runner's process
+// reads before it runs: the dynamic loader's, and where programs are
+// found.
+var loaderReads = []string{"LD_", "DYLD_", "PATH"}
+
+// readByRunner reports whether the runner reads the environment
+// variable name itself (see runner.reads and loaderReads).
+func (r *runner) readByRunner(name string) bool {
+	n := strings.ToUpper(name)
+	for _, p := range append(slices.Clone(loaderReads), r.reads...) {
+		if n == p || strings.HasSuffix(p, "_") && strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Identifiers and versions, as their registries spell them. None starts
@@ -51,10 +76,69 @@ var (
 	headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
+// registries are where each runner takes packages from, unless told
+// otherwise (which no entry does): a package whose registryBaseUrl names
+// another registry is not the package the runner would run.
+var registries = map[string]string{
+	"npm":   model.RegistryURLNPM,
+	"pypi":  model.RegistryURLPyPI,
+	"nuget": model.RegistryURLNuGet,
+}
+
+// dockerHub are the names of Docker Hub, where an image whose name has
+// no registry comes from.
+var dockerHub = []string{"docker.io", "index.docker.io", "registry-1.docker.io"}
+
+// sameRegistry reports whether the registry base URLs a and b are one:
+// compared as URLs (case of scheme and host, a trailing slash).
+func sameRegistry(a, b string) bool {
+	norm := func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil {
+			return s
+		}
+		return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.Path, "/")
+	}
+	return norm(a) == norm(b)
+}
+
+// fromItsRegistry refuses a package whose registryBaseUrl names another
+// registry than the one its runner takes it from: the runner would run
+// the package of that name there (a company's package name, taken on
+// the public registry by anyone), not the one the server.json names. An
+// image is taken from the registry its name names.
+func fromItsRegistry(pkg *model.Package, image reference.Named) error {
+	base := pkg.RegistryBaseURL
+	if base == "" {
+		return nil
+	}
+	if image == nil {
+		if want := registries[pkg.RegistryType]; !sameRegistry(base, want) {
+			return unsafef("%s is a package of the registry %s, but %s would take a package of that name from %s", pkg.Identifier, base, runners[pkg.RegistryType].command, want)
+		}
+		return nil
+	}
+	domain := reference.Domain(image)
+	u, err := url.Parse(base)
+	host := ""
+	if err == nil && strings.EqualFold(u.Scheme, "https") && strings.Trim(u.Path, "/") == "" {
+		host = strings.ToLower(u.Host)
+	}
+	if host == domain || slices.Contains(dockerHub, host) && slices.Contains(dockerHub, domain) {
+		return nil
+	}
+	return unsafef("%s is an image of the registry %s, but docker would take it from %s", pkg.Identifier, base, domain)
+}
+
 // ref checks a package's identifier and version and returns what the
 // runner is given: NAME@VERSION, or the image.
 func ref(pkg *model.Package) (string, error) {
 	id, ver := pkg.Identifier, pkg.Version
+	if pkg.RegistryType != "oci" {
+		if err := fromItsRegistry(pkg, nil); err != nil {
+			return "", err
+		}
+	}
 	switch pkg.RegistryType {
 	case "npm":
 		if len(id) > 214 || !npmName.MatchString(strings.ToLower(id)) {
@@ -87,6 +171,9 @@ func ref(pkg *model.Package) (string, error) {
 		named, err := reference.ParseNormalizedNamed(id)
 		if err != nil {
 			return "", unsafef("%q is not an OCI image reference: %v", id, err)
+		}
+		if err := fromItsRegistry(pkg, named); err != nil {
+			return "", err
 		}
 		if _, ok := named.(reference.Digested); ok {
 			return id, nil
@@ -150,6 +237,11 @@ func (b *builder) usePackage(pkg *model.Package) error {
 	if err != nil {
 		return err
 	}
+	for _, v := range pkg.EnvironmentVariables {
+		if run.readByRunner(v.Name) {
+			return unsafef("%s: its environment variable %s would change what %s runs (%s reads it itself)", what, v.Name, run.command, run.command)
+		}
+	}
 	env, err := b.keyValues(what, "environment variable", pkg.EnvironmentVariables, func(n string) bool { return envVarName.MatchString(n) })
 	if err != nil {
 		return err
@@ -159,16 +251,40 @@ func (b *builder) usePackage(pkg *model.Package) error {
 		b.source = fmt.Sprintf("%s %s, run by %s", run.title, target, run.command)
 	}
 	oci := pkg.RegistryType == "oci"
-	b.entry = func() (*config.Server, error) {
+	// runtime is the environment and the runtime arguments, each given
+	// to the container checked (checkHostSide).
+	runtime := func() (map[string]string, []arg, error) {
 		e, err := env()
+		if err != nil {
+			return nil, nil, err
+		}
+		given, err := rt()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, a := range given {
+			if !oci {
+				break
+			}
+			if err := checkHostSide(what+"'s runtime argument", a, e); err != nil {
+				return nil, nil, err
+			}
+		}
+		return e, given, nil
+	}
+	if oci {
+		// What the server.json alone gives, before anything is asked: a
+		// fixed value, or a default an optional input falls back to.
+		if _, _, err := runtime(); errors.Is(err, ErrUnsafe) {
+			return err
+		}
+	}
+	b.entry = func() (*config.Server, error) {
+		e, given, err := runtime()
 		if err != nil {
 			return nil, err
 		}
 		args := slices.Clone(run.defaults)
-		given, err := rt()
-		if err != nil {
-			return nil, err
-		}
 		for _, a := range given {
 			if oci && a.flag == "-e" || oci && a.flag == "--env" {
 				// A secret given as -e NAME=…${VAR}… stays out of docker's
@@ -187,7 +303,7 @@ func (b *builder) usePackage(pkg *model.Package) error {
 			args = append(args, a.words()...)
 		}
 		if oci { // the container sees the environment it is given by name
-			for _, n := range sortedKeys(e) {
+			for _, n := range slices.Sorted(maps.Keys(e)) {
 				if !slices.Contains(args, n) {
 					args = append(args, "-e", n)
 				}
@@ -215,6 +331,7 @@ func (b *builder) usePackage(pkg *model.Package) error {
 // arg is an argument as written: a flag and its value, or a value.
 type arg struct {
 	flag, value string
+	from        []origin // of each byte of value
 	hasValue    bool
 	ref         bool // the value writes a reference
 }
@@ -290,7 +407,7 @@ func write(all []*argument) ([]arg, error) {
 			out = append(out, arg{flag: x.Name})
 			continue
 		}
-		v, ok, err := x.t.fill("the argument "+x.Name, x.required)
+		v, from, ok, err := x.t.fill("the argument "+x.Name, x.required)
 		if err != nil {
 			return nil, err
 		}
@@ -302,9 +419,9 @@ func write(all []*argument) ([]arg, error) {
 			out = append(out, arg{flag: x.Name})
 		case x.bool:
 		case x.Type == model.ArgumentTypeNamed:
-			out = append(out, arg{flag: x.Name, value: v, hasValue: true, ref: x.t.hasRef()})
+			out = append(out, arg{flag: x.Name, value: v, from: from, hasValue: true, ref: x.t.hasRef()})
 		default:
-			out = append(out, arg{value: v, ref: x.t.hasRef()})
+			out = append(out, arg{value: v, from: from, ref: x.t.hasRef()})
 		}
 	}
 	return out, nil
@@ -386,7 +503,7 @@ func (b *builder) keyValues(what, kind string, kvs []model.KeyValueInput, valid 
 	return func() (map[string]string, error) {
 		out := map[string]string{}
 		for _, x := range all {
-			v, ok, err := x.t.fill("the "+kind+" "+x.name, x.required)
+			v, _, ok, err := x.t.fill("the "+kind+" "+x.name, x.required)
 			if err != nil {
 				return nil, err
 			}
@@ -396,13 +513,4 @@ func (b *builder) keyValues(what, kind string, kvs []model.KeyValueInput, valid 
 		}
 		return out, nil
 	}, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	v0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
 	"github.com/modelcontextprotocol/registry/pkg/model"
@@ -14,8 +15,11 @@ import (
 // variable, a header, an argument, or a variable of one of them. A
 // secret is never an Input: it is a Variable the user sets.
 type Input struct {
-	Kind        string // "environment variable", "header", "argument", "variable"
-	Name        string
+	Kind string // "environment variable", "header", "argument", "variable"
+	Name string
+	// Description is the server.json's, on one line (each run of white
+	// space, line breaks included, one space) and at most MaxDescription
+	// bytes, so that it cannot draw lines of the installer's own.
 	Description string
 	Required    bool
 	Default     string
@@ -55,10 +59,25 @@ func (in *Input) Prompt() string {
 	if len(notes) > 0 {
 		q += " (" + strings.Join(notes, "; ") + ")"
 	}
-	if d := strings.TrimSpace(in.Description); d != "" {
+	if d := describe(in.Description); d != "" {
 		q += ": " + d
 	}
 	return q + ": "
+}
+
+// describe is a server.json's description as it is shown: on one line,
+// every run of white space one space, cut at MaxDescription bytes (on a
+// whole character, "…" added).
+func describe(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= MaxDescription {
+		return s
+	}
+	cut := MaxDescription - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Variable is an environment variable the user sets for the server: the
@@ -66,8 +85,8 @@ func (in *Input) Prompt() string {
 type Variable struct {
 	Name        string // NEON_MCP_AUTHORIZATION
 	For         string // what it fills: "header Authorization"
-	Description string
-	Required    bool // the server.json requires it (or the plan was asked for all)
+	Description string // as an Input's: one line, at most MaxDescription bytes
+	Required    bool   // the server.json requires it (or the plan was asked for all)
 }
 
 // Plan is what installing a server writes: an entry whose inputs are yet
@@ -251,7 +270,7 @@ func (b *builder) plan(s *v0.ServerJSON) *Plan {
 		if !want {
 			continue
 		}
-		sl.ask = &Input{Kind: sl.kind, Name: sl.name, Description: sl.in.Description, Required: sl.in.IsRequired,
+		sl.ask = &Input{Kind: sl.kind, Name: sl.name, Description: describe(sl.in.Description), Required: sl.in.IsRequired,
 			Default: sl.in.Default, Choices: sl.in.Choices, Format: string(sl.in.Format)}
 		if sl.in.IsRequired {
 			p.Inputs = append(p.Inputs, sl.ask)
@@ -280,13 +299,18 @@ func (p *Plan) nameRefs() {
 }
 
 // Variables are the environment variables the user sets for the
-// server, named after p.Name: one for each secret the entry needs.
+// server, named after p.Name: one for each secret the entry needs. The
+// names are words joined by '_', so another server's may be the same
+// (NEON_MCP_AUTHORIZATION is neon-mcp's Authorization and
+// neon-mcp-authorization's Neon-Mcp-Authorization): one set already in
+// the environment goes to this server as it is, which an installer
+// should say before it writes.
 func (p *Plan) Variables() []Variable {
 	p.nameRefs()
 	var out []Variable
 	for _, sl := range p.slots {
 		if sl.secret && sl.include {
-			out = append(out, Variable{Name: sl.ref, For: sl.kind + " " + sl.name, Description: sl.in.Description, Required: sl.in.IsRequired})
+			out = append(out, Variable{Name: sl.ref, For: sl.kind + " " + sl.name, Description: describe(sl.in.Description), Required: sl.in.IsRequired})
 		}
 	}
 	return out

@@ -274,3 +274,89 @@ func TestDistinctServersGetDistinctNames(t *testing.T) {
 		names[p.Name] = n
 	}
 }
+
+func TestADescriptionIsShownOnOneBoundedLine(t *testing.T) {
+	long := strings.Repeat("é", registry.MaxDescription)
+	p, err := registry.PlanFor(doc(t, `{"name":"io.x/a","packages":[{"registryType":"npm","identifier":"a","version":"1.0.0","transport":{"type":"stdio"},"environmentVariables":[
+		{"name":"A_URL","isRequired":true,"description":"first\n\nsecond\r\n\tthird  "},
+		{"name":"A_MODE","isRequired":true,"description":"`+long+`"},
+		{"name":"A_TOKEN","isRequired":true,"isSecret":true,"description":"a\nb"}]}]}`), nil)
+	require.NoError(t, err)
+	require.Len(t, p.Inputs, 2)
+	assert.Equal(t, "first second third", p.Inputs[0].Description)
+	assert.Equal(t, "environment variable A_URL (required): first second third: ", p.Inputs[0].Prompt())
+	d := p.Inputs[1].Description
+	assert.LessOrEqual(t, len(d), registry.MaxDescription)
+	assert.True(t, strings.HasSuffix(d, "é…"), "cut on a whole character: %q", d[len(d)-8:])
+	assert.Equal(t, "a b", p.Variables()[0].Description)
+}
+
+func TestAnEnvironmentVariableCannotChangeWhatRuns(t *testing.T) {
+	pkg := func(typ, id, ver, name string) string {
+		return `{"name":"io.x/a","packages":[{"registryType":"` + typ + `","identifier":"` + id + `","version":"` + ver + `","transport":{"type":"stdio"},"environmentVariables":[{"name":"` + name + `","value":"x"}]}]}`
+	}
+	tests := []struct{ name, doc string }{
+		{"node's options, which run code before npx", pkg("npm", "a", "1.0.0", "NODE_OPTIONS")},
+		{"npm's registry", pkg("npm", "a", "1.0.0", "npm_config_registry")},
+		{"npm's registry in capitals", pkg("npm", "a", "1.0.0", "NPM_CONFIG_REGISTRY")},
+		{"uv's index", pkg("pypi", "a", "1.0.0", "UV_INDEX_URL")},
+		{"uv's python", pkg("pypi", "a", "1.0.0", "UV_PYTHON")},
+		{"a .NET startup hook", pkg("nuget", "A", "1.0.0", "DOTNET_STARTUP_HOOKS")},
+		{"NuGet's sources", pkg("nuget", "A", "1.0.0", "NUGET_PACKAGES")},
+		{"docker's daemon", pkg("oci", "docker.io/x/a:1.0.0", "", "DOCKER_HOST")},
+		{"docker's configuration", pkg("oci", "docker.io/x/a:1.0.0", "", "DOCKER_CONFIG")},
+		{"a library loaded first", pkg("npm", "a", "1.0.0", "LD_PRELOAD")},
+		{"one on macOS", pkg("pypi", "a", "1.0.0", "DYLD_INSERT_LIBRARIES")},
+		{"the search path of programs", pkg("oci", "docker.io/x/a:1.0.0", "", "PATH")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := registry.PlanFor(doc(t, tt.doc), nil)
+			require.ErrorIs(t, err, registry.ErrUnsupported)
+			assert.ErrorIs(t, err, registry.ErrUnsafe)
+			assert.ErrorContains(t, err, "reads it itself")
+		})
+	}
+	t.Run("the server's own variables stay", func(t *testing.T) {
+		for _, name := range []string{"NODE_ENV", "HOME", "UVICORN_PORT", "DOCKERFILE_PATH", "NPM_TOKEN_NAME"} {
+			_, err := registry.PlanFor(doc(t, pkg("npm", "a", "1.0.0", name)), nil)
+			assert.NoError(t, err, name)
+		}
+	})
+}
+
+func TestAPackageRunsOnlyFromTheRegistryItNames(t *testing.T) {
+	pkg := func(typ, id, ver, base string) string {
+		return `{"name":"io.x/a","packages":[{"registryType":"` + typ + `","registryBaseUrl":"` + base + `","identifier":"` + id + `","version":"` + ver + `","transport":{"type":"stdio"}}]}`
+	}
+	refused := []struct{ name, doc string }{
+		{"an npm package of a company's registry", pkg("npm", "corp-tool", "1.0.0", "https://npm.corp.example")},
+		{"a PyPI package of another index", pkg("pypi", "corp-tool", "1.0.0", "https://pypi.corp.example/simple")},
+		{"a NuGet package of another feed", pkg("nuget", "Corp.Tool", "1.0.0", "https://nuget.corp.example/v3/index.json")},
+		{"an image of another registry than its name's", pkg("oci", "corp/tool:1.0.0", "", "https://ghcr.io")},
+		{"a registry in clear", pkg("npm", "corp-tool", "1.0.0", "http://registry.npmjs.org")},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := registry.PlanFor(doc(t, tt.doc), nil)
+			require.ErrorIs(t, err, registry.ErrUnsupported)
+			assert.ErrorIs(t, err, registry.ErrUnsafe)
+			assert.ErrorContains(t, err, "registry")
+		})
+	}
+	taken := []struct{ name, doc string }{
+		{"npm's", pkg("npm", "a", "1.0.0", "https://registry.npmjs.org")},
+		{"npm's with a slash", pkg("npm", "a", "1.0.0", "https://registry.npmjs.org/")},
+		{"PyPI's", pkg("pypi", "a", "1.0.0", "https://pypi.org")},
+		{"NuGet's", pkg("nuget", "A", "1.0.0", "https://api.nuget.org/v3/index.json")},
+		{"Docker Hub's", pkg("oci", "x/a:1.0.0", "", "https://docker.io")},
+		{"GitHub's for an image named there", pkg("oci", "ghcr.io/x/a:1.0.0", "", "https://ghcr.io")},
+		{"none named", pkg("npm", "a", "1.0.0", "")},
+	}
+	for _, tt := range taken {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := registry.PlanFor(doc(t, tt.doc), nil)
+			assert.NoError(t, err)
+		})
+	}
+}

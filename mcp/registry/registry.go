@@ -27,8 +27,14 @@
 //     docker run -i --rm IMAGE, NuGet → dnx ID@VERSION --yes; names,
 //     versions and image references are checked as their registries
 //     spell them (none can be taken for an option), runtimeHint must be
-//     that runner, and a runtime argument must be an option the runner
-//     is known to take harmlessly.
+//     that runner, registryBaseUrl the registry the runner takes the
+//     package from (never a same-named public package in place of a
+//     company's), a runtime argument must be an option the runner is
+//     known to take harmlessly, and no environment variable may be one
+//     the runner reads itself (NODE_OPTIONS, npm_config_*, UV_*,
+//     DOCKER_*, LD_PRELOAD…); what a container gets of the user's
+//     machine (a host path to mount, a file of variables, a variable
+//     of the user's environment) the user names, never the server.json.
 //   - A remote is https without credentials in its URL; plain http only
 //     to the loopback interface.
 //
@@ -49,11 +55,14 @@ const DefaultURL = "https://registry.modelcontextprotocol.io"
 // inputs one plan may ask the user for and the variables it may have
 // the user set, counted together (a plan that needs more is refused);
 // DefaultTimeout bounds each request to a registry when the Client sets
-// no Timeout.
+// no Timeout; MaxDescription the description of an Input or a Variable,
+// in bytes, past which it is cut (the longest of the tested server.json
+// files has 405).
 const (
 	MaxResponseSize = 8 << 20
 	MaxInputs       = 64
 	DefaultTimeout  = 30 * time.Second
+	MaxDescription  = 500
 )
 
 // Errors of the registry and of the mapping, matched with errors.Is.

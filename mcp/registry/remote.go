@@ -87,22 +87,7 @@ func (b *builder) useRemote(t *model.Transport) error {
 	b.entry = func() (*config.Server, error) {
 		// A value in the URL is escaped as a path segment is (an
 		// optional one left empty is ""); a secret's reference is not.
-		var segs []seg
-		for _, p := range ut {
-			if p.slot == nil {
-				segs = append(segs, seg{p.text, fromPublisher})
-				continue
-			}
-			s, _, err := p.slot.value()
-			if err != nil {
-				return nil, err
-			}
-			if s.from != fromRef {
-				s.text = url.PathEscape(s.text)
-			}
-			segs = append(segs, s)
-		}
-		u, err := render("the URL", segs)
+		u, _, _, err := ut.fillEscaped("the URL", true, url.PathEscape)
 		if err != nil {
 			return nil, err
 		}

@@ -26,12 +26,12 @@ type seg struct {
 	from origin
 }
 
-// render joins segs. Every "${" in the result must be a reference this
-// package wrote or lie whole within the user's own answer: one the
-// publisher's text would form, alone or beside another piece, is
-// refused, since the config would read that variable from the user's
-// environment.
-func render(what string, segs []seg) (string, error) {
+// render joins segs, and says where each byte of the result comes
+// from. Every "${" in the result must be a reference this package wrote
+// or lie whole within the user's own answer: one the publisher's text
+// would form, alone or beside another piece, is refused, since the
+// config would read that variable from the user's environment.
+func render(what string, segs []seg) (string, []origin, error) {
 	var b strings.Builder
 	owner := make([]int, 0, 64) // the seg of each byte
 	for i, s := range segs {
@@ -44,7 +44,7 @@ func render(what string, segs []seg) (string, error) {
 	for i := strings.Index(out, "${"); i >= 0; {
 		a, z := owner[i], owner[i+1]
 		if a != z || segs[a].from == fromPublisher {
-			return "", unsafef("%s would hold %q, which the config reads from the environment", what, out[i:i+min(len(out)-i, 24)])
+			return "", nil, unsafef("%s would hold %q, which the config reads from the environment", what, out[i:i+min(len(out)-i, 24)])
 		}
 		next := strings.Index(out[i+2:], "${")
 		if next < 0 {
@@ -52,7 +52,11 @@ func render(what string, segs []seg) (string, error) {
 		}
 		i += 2 + next
 	}
-	return out, nil
+	from := make([]origin, len(owner))
+	for i, o := range owner {
+		from[i] = segs[o].from
+	}
+	return out, from, nil
 }
 
 // checkText refuses a publisher's string that will be written into the
@@ -158,9 +162,16 @@ type part struct {
 // or a value to be given whole.
 type template []part
 
-// fill is the template's value: ok false when one of its slots has none.
-// With empty, such a slot is taken as "" instead.
-func (t template) fill(what string, empty bool) (string, bool, error) {
+// fill is the template's value, and where each of its bytes comes from:
+// ok false when one of its slots has none. With empty, such a slot is
+// taken as "" instead.
+func (t template) fill(what string, empty bool) (string, []origin, bool, error) {
+	return t.fillEscaped(what, empty, nil)
+}
+
+// fillEscaped is fill with each slot's value but a secret's reference
+// passed through escape (nil: none).
+func (t template) fillEscaped(what string, empty bool, escape func(string) string) (string, []origin, bool, error) {
 	var segs []seg
 	for _, p := range t {
 		if p.slot == nil {
@@ -169,15 +180,18 @@ func (t template) fill(what string, empty bool) (string, bool, error) {
 		}
 		s, ok, err := p.slot.value()
 		if err != nil {
-			return "", false, err
+			return "", nil, false, err
 		}
 		if !ok && !empty {
-			return "", false, nil
+			return "", nil, false, nil
+		}
+		if escape != nil && s.from != fromRef {
+			s.text = escape(s.text)
 		}
 		segs = append(segs, s)
 	}
-	v, err := render(what, segs)
-	return v, err == nil, err
+	v, from, err := render(what, segs)
+	return v, from, err == nil, err
 }
 
 // hasRef reports whether the template writes a reference.

@@ -88,7 +88,8 @@ class McpAppView {
     const frame = document.createElement("iframe");
     frame.src = info.sandbox;
     frame.title = info.tool.title || info.tool.name;
-    // The proxy runs on its own origin; the view inside it on none (see sandbox.html).
+    // The proxy runs on the origin of the view's server, and so does the
+    // view inside it, framed by the proxy with the same sandbox (see sandbox.html).
     frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
     if (info.allow) frame.setAttribute("allow", info.allow);
     frame.style.width = "100%";
