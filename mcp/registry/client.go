@@ -48,10 +48,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, out any
 		return fmt.Errorf("registry: %w", redact.Err(err))
 	}
 	req.Header.Set("Accept", "application/json")
-	hc := c.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc := noDowngrade(c.HTTPClient)
 	// late names the caller's or the timeout's end, whichever came.
 	late := func(err error) error {
 		if ctx.Err() == nil {
@@ -84,6 +81,35 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, out any
 		return fmt.Errorf("registry: %s: %w", redact.URL(u), err)
 	}
 	return nil
+}
+
+// ErrDowngrade is matched by the error of a request that a registry
+// reached over https redirected to plain http: what the answer says
+// decides what runs, so it is not taken from a channel anyone on the path
+// can rewrite.
+var ErrDowngrade = errors.New("registry: a redirect from https to plain http is not followed")
+
+// noDowngrade is hc (nil: http.DefaultClient) refusing a redirect from
+// https to http; its own redirect policy applies to the rest.
+func noDowngrade(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	c := *hc
+	check := hc.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return fmt.Errorf("%w (to %s)", ErrDowngrade, redact.URL(req.URL.String()))
+		}
+		if check != nil {
+			return check(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("registry: stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
 }
 
 // Search returns the latest version of the servers whose names match

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -163,4 +164,36 @@ func TestARegistryThatStallsIsGivenUpWhenTheCallerIs(t *testing.T) {
 	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "registry: ")
+}
+
+func TestARedirectFromHTTPSToPlainHTTPIsNotFollowed(t *testing.T) {
+	var plainHits atomic.Int32
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		plainHits.Add(1)
+		w.Write([]byte(`{"server":{"name":"io.x/a","version":"1.0.0"}}`))
+	}))
+	defer plain.Close()
+	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer tls.Close()
+	_, err := (&registry.Client{BaseURL: tls.URL, HTTPClient: tls.Client()}).Get(context.Background(), "io.x/a", "")
+	require.ErrorIs(t, err, registry.ErrDowngrade)
+	assert.Zero(t, plainHits.Load(), "the plain http server is never asked")
+
+	t.Run("a redirect that stays on https is followed", func(t *testing.T) {
+		target := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"server":{"name":"io.x/a","version":"1.0.0"}}`))
+		}))
+		defer target.Close()
+		hop := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL+r.URL.Path, http.StatusFound)
+		}))
+		defer hop.Close()
+		hc := hop.Client()
+		hc.Transport.(*http.Transport).TLSClientConfig.RootCAs.AddCert(target.Certificate())
+		got, err := (&registry.Client{BaseURL: hop.URL, HTTPClient: hc}).Get(context.Background(), "io.x/a", "")
+		require.NoError(t, err)
+		assert.Equal(t, "io.x/a", got.Name)
+	})
 }
