@@ -57,12 +57,12 @@ func awaitFrom(t *testing.T, ch <-chan string, server, what string) string {
 
 // declineLink waits for the page to ask the user about a link, checks
 // the link, and says no.
-func (r *rig) declineLink(t *testing.T, url string) {
+func (r *rig) declineLink(t *testing.T, server, url string) {
 	t.Helper()
 	require.NoError(t, chromedp.Do(r.ctx, chromedp.WaitVisible(chromedp.ID("ask"))))
 	var asked string
 	r.eval(t, `document.getElementById("ask-text").textContent`, &asked)
-	assert.Equal(t, "The view asks to open "+url, asked)
+	assert.Equal(t, "The view of server "+server+" asks to open "+url, asked, "the user is told which server's view asks")
 	require.NoError(t, chromedp.Do(r.ctx, chromedp.Click(chromedp.ID("ask-no"))))
 }
 
@@ -98,7 +98,7 @@ func TestMoreOfficialViewsRenderAndWork(t *testing.T) {
 			r.logHas(t, "the log line", `e.from && e.msg.method === "notifications/message"`)
 
 			r.click(t, "Open Link")
-			r.declineLink(t, "https://modelcontextprotocol.io/")
+			r.declineLink(t, name, "https://modelcontextprotocol.io/")
 			r.logHas(t, "the refusal of the link", `e.to && e.msg.result && e.msg.result.isError === true`)
 			r.screenshot(t, name)
 		})
@@ -166,7 +166,7 @@ func TestMoreOfficialViewsRenderAndWork(t *testing.T) {
 		r.inView(t, `(document.getElementById("link-url").value = "https://evil.example/", "")`)
 		r.click(t, "Open Link")
 		r.logHas(t, "the refusal of the second link", `e.to && e.msg.error && e.msg.error.code === -32000 && e.msg.error.message.includes("waiting for the user")`)
-		r.declineLink(t, "https://modelcontextprotocol.io/")
+		r.declineLink(t, "debug", "https://modelcontextprotocol.io/")
 		r.logHas(t, "the answer to the first", `e.to && e.msg.result && e.msg.result.isError === true`)
 		var links []string
 		r.eval(t, `mcplugPage.links.slice(-1)`, &links)

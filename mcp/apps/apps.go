@@ -357,6 +357,7 @@ func (h *Host) tools(w http.ResponseWriter, r *http.Request) (any, error) {
 // openAnswer is what the page needs to show a view.
 type openAnswer struct {
 	ID            string                   `json:"id"`
+	Server        string                   `json:"server"` // the config's name of the view's server
 	HTML          string                   `json:"html"`
 	Tool          mcp.Tool                 `json:"tool"`
 	CSP           *mcp.ResourceCSP         `json:"csp,omitempty"` // what of the view's CSP the host applied
@@ -423,7 +424,7 @@ func (h *Host) open(w http.ResponseWriter, r *http.Request) (any, error) {
 	s.allow = allowList(perms)
 	s.label = h.sandbox.label(tool.Server)
 	h.add(s)
-	a := &openAnswer{ID: s.info.ID, HTML: view.HTML, Tool: tool.Tool, CSP: csp, Permissions: perms, Allow: s.allow, Sandbox: h.sandbox.origin(s.label) + "/sandbox/" + s.info.ID, HostInfo: h.opts.HostInfo,
+	a := &openAnswer{ID: s.info.ID, Server: s.info.Server, HTML: view.HTML, Tool: tool.Tool, CSP: csp, Permissions: perms, Allow: s.allow, Sandbox: h.sandbox.origin(s.label) + "/sandbox/" + s.info.ID, HostInfo: h.opts.HostInfo,
 		HostCapabilities: h.capabilities()}
 	a.PrefersBorder = view.UI != nil && view.UI.PrefersBorder != nil && *view.UI.PrefersBorder
 	return a, nil

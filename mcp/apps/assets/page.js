@@ -31,7 +31,8 @@
     onRefused: (view, reason) => { page.refused[reason] = (page.refused[reason] || 0) + 1; say("refused: " + reason, "err"); },
     onOpenLink: (view, url, signal) => new Promise((resolve) => {
       keep(page.links, url);
-      $("ask-text").textContent = "The view asks to open " + url;
+      // The server's name comes from the program's config, not from the view.
+      $("ask-text").textContent = "The view of server " + view.info.server + " asks to open " + url;
       $("ask").classList.add("open");
       answer = resolve;
       signal.addEventListener("abort", () => { if (answer === resolve) answered(false); });
