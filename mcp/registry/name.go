@@ -109,8 +109,11 @@ func variableName(server, input string) string {
 // secretWords end the names of inputs that hold secrets, whether or not
 // the publisher marked them so; secretPairs likewise, as two words.
 var (
-	secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PAT", "AUTHORIZATION", "COOKIE"}
-	secretPairs = [][2]string{{"API", "KEY"}, {"ACCESS", "KEY"}, {"PRIVATE", "KEY"}, {"SECRET", "KEY"}, {"AUTH", "KEY"}, {"ACCOUNT", "KEY"}, {"SERVICE", "KEY"}, {"LICENSE", "KEY"}}
+	secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PAT", "AUTHORIZATION", "COOKIE", "DSN", "CONNECTIONSTRING"}
+	// A connection string or a database's URL carries its password
+	// (mongodb://user:pass@…, postgres://…).
+	secretPairs = [][2]string{{"API", "KEY"}, {"ACCESS", "KEY"}, {"PRIVATE", "KEY"}, {"SECRET", "KEY"}, {"AUTH", "KEY"}, {"ACCOUNT", "KEY"}, {"SERVICE", "KEY"}, {"LICENSE", "KEY"},
+		{"CONNECTION", "STRING"}, {"CONN", "STRING"}, {"DATABASE", "URL"}, {"DATABASE", "URI"}, {"DB", "URL"}, {"DB", "URI"}}
 )
 
 // looksSecret reports whether an input's name says it holds a secret:
