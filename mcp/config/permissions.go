@@ -29,8 +29,10 @@ const (
 )
 
 // Bounds of the permission rules read from one file: more rules, or a
-// longer one, are left out with a warning (a deny or ask rule left out
-// makes the file's other rules of the list count still).
+// longer one, are left out with a warning. Leaving out an allow rule only
+// narrows; a deny or ask list with more MCP rules than the bound is read
+// as one rule for every MCP tool ("mcp__*"), so that a list too long to
+// read never lets through what its tail would have kept out.
 const (
 	maxRulesPerList = 10_000
 	maxRuleLength   = 4096
@@ -396,10 +398,11 @@ func (f *permissionFiles) add(scope Scope, path string, m map[string]json.RawMes
 			f.warnings = append(f.warnings, fmt.Sprintf("%s: permissions.%s is not an array: not read", path, b))
 			continue
 		}
-		if len(entries) > maxRulesPerList {
+		if b == Allow && len(entries) > maxRulesPerList {
 			f.warnings = append(f.warnings, fmt.Sprintf("%s: permissions.%s has %d rules: only the first %d are read", path, b, len(entries), maxRulesPerList))
 			entries = entries[:maxRulesPerList]
 		}
+		mcpRules, otherRules, first := 0, 0, len(rules)
 		for _, e := range entries {
 			var text string
 			if err := json.Unmarshal(e, &text); err != nil {
@@ -412,7 +415,27 @@ func (f *permissionFiles) add(scope Scope, path string, m map[string]json.RawMes
 				continue
 			}
 			r.Scope, r.Source = scope, path
+			if !r.MayMatchMCP() {
+				// Kept to be shown, deciding nothing for an MCP tool.
+				if otherRules++; otherRules > maxRulesPerList {
+					continue
+				}
+			} else {
+				mcpRules++
+			}
 			rules = append(rules, r)
+		}
+		if mcpRules > maxRulesPerList {
+			f.warnings = append(f.warnings, fmt.Sprintf("%s: permissions.%s has %d rules for MCP tools, more than %d: read as %q, every MCP tool", path, b, mcpRules, maxRulesPerList, "mcp__*"))
+			all, _ := ParseRule("mcp__*", b)
+			all.Scope, all.Source = scope, path
+			kept := rules[:first]
+			for _, r := range rules[first:] {
+				if !r.MayMatchMCP() {
+					kept = append(kept, r)
+				}
+			}
+			rules = append(kept, all)
 		}
 	}
 	switch scope {

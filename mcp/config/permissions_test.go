@@ -262,21 +262,59 @@ func TestLoadLeavesOutWhatClaudeCodeLeavesOut(t *testing.T) {
 }
 
 func TestLoadBoundsTheRulesOfAFile(t *testing.T) {
-	rules := make([]string, 10_001)
-	for i := range rules {
-		rules[i] = fmt.Sprintf("%q", fmt.Sprintf("mcp__s__t%d", i))
+	list := func(n int, format string) string {
+		rules := make([]string, n)
+		for i := range rules {
+			rules[i] = fmt.Sprintf("%q", fmt.Sprintf(format, i))
+		}
+		return strings.Join(rules, ",")
 	}
-	dir := permissionFiles(t, map[string]string{
-		"home/.claude/settings.json": `{"permissions": {"deny": [` + strings.Join(rules, ",") + `]}}`,
+	t.Run("an allow list past the bound is cut: that only narrows", func(t *testing.T) {
+		dir := permissionFiles(t, map[string]string{
+			"home/.claude/settings.json": `{"permissions": {"allow": [` + list(10_001, "mcp__s__t%d") + `]}}`,
+		})
+		cfg, err := config.Load(dir)
+		require.NoError(t, err)
+		assert.Len(t, cfg.Permissions.Rules, 10_000)
+		assert.Contains(t, strings.Join(cfg.Permissions.Warnings, "\n"), "only the first 10000 are read")
+		b, _ := cfg.Permissions.Decide("s", "t9999")
+		assert.Equal(t, config.Allow, b)
+		b, _ = cfg.Permissions.Decide("s", "t10000")
+		assert.Equal(t, config.Behavior(""), b)
 	})
-	cfg, err := config.Load(dir)
-	require.NoError(t, err)
-	assert.Len(t, cfg.Permissions.Rules, 10_000)
-	assert.Contains(t, strings.Join(cfg.Permissions.Warnings, "\n"), "only the first 10000 are read")
-	b, _ := cfg.Permissions.Decide("s", "t9999")
-	assert.Equal(t, config.Deny, b)
-	b, _ = cfg.Permissions.Decide("s", "t10000")
-	assert.Equal(t, config.Behavior(""), b)
+	for _, behavior := range []config.Behavior{config.Deny, config.Ask} {
+		t.Run("a "+string(behavior)+" list past the bound covers every MCP tool: its tail is never let through", func(t *testing.T) {
+			dir := permissionFiles(t, map[string]string{
+				"home/.claude/settings.json": `{"permissions": {"allow": ["mcp__other"], "` + string(behavior) + `": [` + list(10_001, "mcp__s__t%d") + `, "Bash(rm *)"]}}`,
+			})
+			cfg, err := config.Load(dir)
+			require.NoError(t, err)
+			assert.Len(t, cfg.Permissions.Rules, 3, "the allow rule, the Bash rule and one rule for every MCP tool")
+			assert.Contains(t, strings.Join(cfg.Permissions.Warnings, "\n"), `read as "mcp__*", every MCP tool`)
+			for _, tool := range []string{"t0", "t10000"} {
+				b, _ := cfg.Permissions.Decide("s", tool)
+				assert.Equal(t, behavior, b, tool)
+			}
+			b, _ := cfg.Permissions.Decide("other", "x")
+			if behavior == config.Deny {
+				assert.Equal(t, config.Deny, b, "a deny rule wins over an allow rule")
+			} else {
+				assert.Equal(t, config.Ask, b, "an ask rule wins over an allow rule")
+			}
+		})
+	}
+	t.Run("rules that decide nothing for MCP tools are bounded apart", func(t *testing.T) {
+		dir := permissionFiles(t, map[string]string{
+			"home/.claude/settings.json": `{"permissions": {"deny": [` + list(10_001, "Bash(rm %d)") + `, "mcp__s__x"]}}`,
+		})
+		cfg, err := config.Load(dir)
+		require.NoError(t, err)
+		assert.Len(t, cfg.Permissions.Rules, 10_001, "10,000 of Claude Code's own, and the MCP rule")
+		b, _ := cfg.Permissions.Decide("s", "x")
+		assert.Equal(t, config.Deny, b)
+		b, _ = cfg.Permissions.Decide("s", "y")
+		assert.Equal(t, config.Behavior(""), b, "Bash rules do not grow into a rule for every MCP tool")
+	})
 }
 
 func TestRulesOfClaudeCodesOwnToolsDecideNothingForMCP(t *testing.T) {
