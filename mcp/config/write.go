@@ -195,12 +195,9 @@ func targetOf(dir string, scope Scope) (*target, error) {
 		// repository cannot plant one.
 		return &target{dir: abs, name: ".mcp.json", path: []string{"mcpServers"}, lock: lockFolder, mode: 0o644, secrets: true, max: maxProjectFileSize}, nil
 	case ScopeUser, ScopeLocal:
-		home, err := os.UserHomeDir()
+		home, err := userWriteDir()
 		if err != nil {
-			return nil, fmt.Errorf("config: no home directory: %w", err)
-		}
-		if real, err := filepath.EvalSymlinks(home); err == nil {
-			home = real
+			return nil, fmt.Errorf("config: %w", err)
 		}
 		t := userTarget(home)
 		if scope == ScopeLocal {
@@ -229,9 +226,10 @@ func targetOf(dir string, scope Scope) (*target, error) {
 	return nil, fmt.Errorf("config: invalid scope %q (local, project or user)", scope)
 }
 
-// userTarget is ~/.claude.json's servers, in the home directory home:
-// the user's, private, written under Claude Code's lock, and through a
-// link the user keeps there (a dotfile manager's).
+// userTarget is ~/.claude.json's servers, in the folder home (the home
+// directory, or $CLAUDE_CONFIG_DIR): the user's, private, written under
+// Claude Code's lock, and through a link the user keeps there (a dotfile
+// manager's).
 func userTarget(home string) *target {
 	return &target{dir: home, name: ".claude.json", path: []string{"mcpServers"}, lock: lockClaude, mode: 0o600, private: true, follow: true, max: maxClaudeJSONSize}
 }
@@ -263,6 +261,13 @@ func (t *target) edit(ctx context.Context, decide func(servers *objectSpan, doc 
 	var err error
 	switch t.lock {
 	case lockClaude:
+		// $CLAUDE_CONFIG_DIR may name a folder not made yet: Claude Code
+		// makes it, with its parents.
+		if _, err := os.Lstat(t.dir); errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(t.dir, 0o700); err != nil {
+				return &Error{File: path, Err: err}
+			}
+		}
 		unlock, err = lockFile(ctx, path)
 	case lockFolder:
 		unlock, err = lockDir(ctx, t.dir)

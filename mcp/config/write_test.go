@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/testdir"
 	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,7 +86,7 @@ func home(t *testing.T) (homeDir, project string) {
 	homeDir, project = t.TempDir(), t.TempDir()
 	homeDir, _ = filepath.EvalSymlinks(homeDir)
 	project, _ = filepath.EvalSymlinks(project)
-	t.Setenv("HOME", homeDir)
+	testdir.Home(t, homeDir)
 	require.NoError(t, os.Mkdir(filepath.Join(project, ".git"), 0o755))
 	config.SetManagedDir(t, t.TempDir())
 	return homeDir, project
