@@ -125,6 +125,13 @@ func (a *Agent) History() []Message { return a.history }
 // Chat adds userText to the conversation and runs the loop until the model
 // answers without calling a tool, returning that answer. Every tool call
 // gets a result in the history, also when Chat returns an error.
+//
+// The Response's StopReason steers the loop: a reply cut off at the
+// model's limit (StopMaxTokens, StopContextWindow) ends the Chat with
+// ErrTruncated and a refusal (StopRefusal) with ErrRefused, each with the
+// text the model gave, and their tool calls are not run; a paused turn
+// (StopPauseTurn) is sent back to the model as it is, for its turn to go
+// on (it counts as a step).
 func (a *Agent) Chat(ctx context.Context, userText string) (answer string, err error) {
 	if a.Observer != nil {
 		var end func(error)
@@ -151,7 +158,7 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		}
 		a.tools = ts
 		a.fitHistory()
-		req := &Request{System: a.System, Messages: a.history}
+		req := &Request{System: a.System, Messages: slices.Clone(a.history)} // the Model may keep it: nothing in it changes later
 		loaded, deferred := a.split(ts.tools)
 		a.deferred = deferred
 		switch sm, native := a.Model.(SearchingModel); {
@@ -162,6 +169,7 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		default:
 			req.Tools = append(slices.Clip(loaded), searchTool)
 		}
+		req.Sections = append(req.Sections, a.deferredSections(deferred)...)
 		wrote := false
 		tctx, endTurn := ctx, func(error) {}
 		if a.Observer != nil {
@@ -180,6 +188,15 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		}
 		a.history = append(a.history, Message{Role: RoleAssistant, Content: resp.Content})
 		a.foundByModel(resp.Content)
+		if err := stopError(resp.StopReason); err != nil {
+			if wrote {
+				io.WriteString(out, "\n")
+			}
+			if results := notRun(resp.Content, err); len(results) > 0 {
+				a.history = append(a.history, Message{Role: RoleUser, Content: results})
+			}
+			return resp.Text(), err
+		}
 		var results []Block
 		for _, b := range resp.Content {
 			if b.Type == BlockServerToolUse { // the model's own search
@@ -194,6 +211,9 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 			}
 			fmt.Fprintf(out, "  → %s(%s)\n", b.Name, compact(b.Input))
 			results = append(results, a.callTool(ctx, b))
+		}
+		if len(results) == 0 && resp.StopReason == StopPauseTurn {
+			continue // the turn goes on: the reply goes back as it is
 		}
 		if len(results) == 0 {
 			if wrote {
