@@ -10,8 +10,8 @@ import (
 // these words). "" is taken as a reply that ended on its own: it ends
 // the Chat unless it calls tools.
 const (
-	StopEndTurn   = "end_turn"   // the model finished its turn
-	StopToolUse   = "tool_use"   // the model calls tools, whose results it waits for
+	StopEndTurn   = "end_turn" // the model finished its turn
+	StopToolUse   = "tool_use" // the model calls tools, whose results it waits for
 	StopSequence  = "stop_sequence"
 	StopMaxTokens = "max_tokens" // the reply was cut off at the model's output limit
 	// StopContextWindow: the reply was cut off at the end of the model's
