@@ -17,6 +17,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testproc.Main()
+	os.Unsetenv("CLAUDE_CONFIG_DIR") // the tests' $HOME holds the user's files
 	os.Exit(m.Run())
 }
 
