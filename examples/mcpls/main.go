@@ -29,16 +29,19 @@
 //	go run ./examples/mcpls -search "open a pull request" -n 3   # what a model's tool search finds
 //	mcpls -search - < queries.txt           # one line of tools per query
 //
-// It also writes the config as `claude mcp` does, with its flags and
-// messages (local scope by default; see docs/manager.md):
+// It also writes the config as `claude mcp` does, with its options,
+// read as Claude Code reads them, and its messages (local scope by
+// default; see docs/manager.md); `mcpls help` lists the commands and
+// `mcpls help COMMAND` prints one's usage:
 //
-//	mcpls add [-s local|project|user] [-t stdio|sse|http] [-e K=v] [-H 'N: v'] NAME CMD_OR_URL [ARGS...]
-//	mcpls add-json [-s SCOPE] NAME JSON
+//	mcpls add [-s local|project|user] [-t stdio|sse|http] [-e K=v]... [-H 'N: v']... NAME -- CMD [ARGS...]
+//	mcpls add -t http NAME URL
+//	mcpls add-json [-s SCOPE] NAME JSON        # JSON "-" reads it from standard input
 //	mcpls remove [-s SCOPE] NAME
 //	mcpls get NAME
 //	mcpls list
 //	mcpls reset-project-choices
-//	mcpls install [-s SCOPE] [-registry URL] [-name NAME] [-all] [-y] io.github.example/weather-mcp[@VERSION]
+//	mcpls install [-s SCOPE] [--registry URL] [--name NAME] [--all] [-y] io.github.example/weather-mcp[@VERSION]
 //
 // Everything a server or a config file supplies is printed with terminal
 // control characters replaced, so that neither can rewrite the screen.
