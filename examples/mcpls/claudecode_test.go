@@ -93,8 +93,10 @@ var writeCases = []writeCase{
 		cmds: [][]string{{"add", "-s", "project", "p", "--", "x"}, {"add", "-s", "project", "q", "--", "y"}}},
 
 	// Command lines, read as Claude Code reads them.
-	{name: "a command's own option without -- is refused, nothing written", cmds: [][]string{{"add", "foo2", "npx", "-y", "bar"}}},
-	{name: "a command's own option after -- is the command's", cmds: [][]string{{"add", "foo2", "--", "npx", "-y", "bar"}}},
+	// (claude mcp list starts the servers it lists: a case's commands are
+	// programs that do not exist, never npx with a real package.)
+	{name: "a command's own option without -- is refused, nothing written", cmds: [][]string{{"add", "foo2", "no-such-mcp-server", "-y", "bar"}}},
+	{name: "a command's own option after -- is the command's", cmds: [][]string{{"add", "foo2", "--", "no-such-mcp-server", "-y", "bar"}}},
 	{name: "options after the name and the command", cmds: [][]string{{"add", "n", "cmd", "-s", "project", "-e", "K=v"}}},
 	{name: "-e takes the words after it, up to the next option", cmds: [][]string{{"add", "-e", "K=v", "n1", "cmd"}, {"add", "n2", "cmd", "-e", "K=v", "L=w"}}},
 	{name: "-H takes the words after it, up to the next option", cmds: [][]string{{"add", "-t", "http", "-H", "A: b", "h1", "https://h.example"}, {"add", "-t", "http", "h2", "https://h.example", "-H", "A: b", "C: d"}}},
