@@ -22,7 +22,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testproc.Main() // serve as a child-process server when asked to
+	testproc.Main()                  // serve as a child-process server when asked to
 	os.Unsetenv("CLAUDE_CONFIG_DIR") // the tests' $HOME holds the user's files
 	flag.Parse()
 	explicit := false
