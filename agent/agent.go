@@ -172,6 +172,13 @@ func (a *Agent) History() []Message { return a.history }
 // Chat adds userText to the conversation and runs the loop until the model
 // answers without calling a tool, returning that answer. Every tool call
 // gets a result in the history, also when Chat returns an error.
+//
+// The Response's StopReason steers the loop: a reply cut off at the
+// model's limit (StopMaxTokens, StopContextWindow) ends the Chat with
+// ErrTruncated and a refusal (StopRefusal) with ErrRefused, each with the
+// text the model gave, and their tool calls are not run; a paused turn
+// (StopPauseTurn) is sent back to the model as it is, for its turn to go
+// on (it counts as a step).
 func (a *Agent) Chat(ctx context.Context, userText string) (answer string, err error) {
 	if a.Observer != nil {
 		var end func(error)
@@ -203,7 +210,7 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		req := &Request{System: a.System, Sections: append(a.ownSections(refused), sections...), Messages: a.history}
+		req := &Request{System: a.System, Messages: slices.Clone(a.history)} // the Model may keep it: nothing in it changes later
 		loaded, deferred := a.split(offered)
 		a.deferred = deferred
 		switch sm, native := a.Model.(SearchingModel); {
@@ -218,6 +225,8 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		if _, theirs := ts.routes[ReadResultToolName]; a.results.has() && !theirs {
 			req.Tools = append(slices.Clip(req.Tools), a.readResultTool())
 		}
+		// The agent's own sections, then those of Agent.Sections.
+		req.Sections = slices.Concat(a.ownSections(refused), a.deferredSections(deferred), sections)
 		wrote := false
 		tctx, endTurn := ctx, func(error) {}
 		if a.Observer != nil {
@@ -236,6 +245,15 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 		}
 		a.history = append(a.history, Message{Role: RoleAssistant, Content: resp.Content})
 		a.foundByModel(resp.Content)
+		if err := stopError(resp.StopReason); err != nil {
+			if wrote {
+				io.WriteString(out, "\n")
+			}
+			if results := notRun(resp.Content, err); len(results) > 0 {
+				a.history = append(a.history, Message{Role: RoleUser, Content: results})
+			}
+			return resp.Text(), err
+		}
 		var results []Block
 		for _, b := range resp.Content {
 			if b.Type == BlockServerToolUse { // the model's own search
@@ -250,6 +268,9 @@ func (a *Agent) chat(ctx context.Context, userText string) (string, error) {
 			}
 			fmt.Fprintf(out, "  → %s(%s)\n", b.Name, compact(b.Input))
 			results = append(results, a.callTool(ctx, b))
+		}
+		if len(results) == 0 && resp.StopReason == StopPauseTurn {
+			continue // the turn goes on: the reply goes back as it is
 		}
 		if len(results) == 0 {
 			if wrote {

@@ -12,5 +12,11 @@
 // error that the model sees, and the turn goes on. Every tool call in the
 // history gets its result.
 //
+// A Model gets each turn as a Request it may keep (see Model for the
+// contract), and its Response's StopReason steers the loop (see
+// Agent.Chat). With ToolSearch on, deferred tools are named for the model
+// in a section of the request (DeferredSectionTitle). Package
+// agent/agenttest is a scripted Model for a program's tests.
+//
 // An Agent is not safe for concurrent use: it holds one conversation.
 package agent

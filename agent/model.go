@@ -9,6 +9,17 @@ import (
 )
 
 // Model is a language model that can call tools.
+//
+// A Request passed to Generate is the Model's to read, for as long as it
+// likes: it may keep req (a test's scripted Model records them), and the
+// Agent never changes a Request, nor the slices in it (Messages, their
+// Blocks, Tools, Deferred, Sections), once it was passed; each request has
+// slices of its own. The Model must not change them either. The Response
+// it returns is the Agent's from then on: its Content goes into the
+// history as it is, so the Model must not change it afterwards.
+//
+// An Agent calls Generate once at a time; its sub-agents may share the
+// Model and call it at the same time.
 type Model interface {
 	// Generate answers the conversation in req. Text is passed to onText
 	// as it arrives (onText may be nil); the returned Response holds the
@@ -42,7 +53,10 @@ type Request struct {
 
 // Response is a Model's reply.
 type Response struct {
-	Content    []Block
+	Content []Block
+	// StopReason says why the reply ended (StopEndTurn, StopToolUse,
+	// StopMaxTokens, StopRefusal, StopPauseTurn, ...; "" for a Model that
+	// does not say), and steers the Agent's loop (see Agent.Chat).
 	StopReason string
 }
 

@@ -24,6 +24,13 @@ type ToolSearch struct {
 	Percent int
 	// ContextTokens is the model's context window; zero means 200,000.
 	ContextTokens int
+	// ListBytes bounds the Section that names the deferred tools in each
+	// request while tools are deferred (DeferredSectionTitle), so that
+	// the model knows what it can search for: every name, or for the
+	// servers with the most tools a row "mcp__<server>__* (N)" each, as
+	// many as it takes to fit. Zero means DefaultDeferredListBytes; a
+	// negative value leaves the section out.
+	ListBytes int
 }
 
 // SearchMode is when tools are deferred.

@@ -235,27 +235,19 @@ func TestDeferral(t *testing.T) {
 }
 
 // BenchmarkFirstRequest reports the bytes of the first model request's
-// tool definitions over the 634 fixture tools, every tool sent and with
-// tool search, as the JSON a model adapter sends.
+// tool definitions and sections over the 634 fixture tools, every tool
+// sent and with tool search (the search tool, and the section that names
+// the deferred tools), as the JSON a model adapter sends.
 func BenchmarkFirstRequest(b *testing.B) {
 	all, err := toolfixtures.Exposed()
 	require.NoError(b, err)
-	p := &tools{list: all}
-	size := func(mode agent.SearchMode) int {
-		s := &script{replies: []*agent.Response{answer("ok")}}
-		a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{p}, ToolSearch: agent.ToolSearch{Mode: mode}}
-		if _, err := a.Chat(context.Background(), "hi"); err != nil {
-			b.Fatal(err)
-		}
-		j, _ := json.Marshal(s.requests[0].Tools)
-		return len(j)
-	}
-	var eager, deferred int
+	var eager, deferred, section int
 	for b.Loop() {
-		eager, deferred = size(agent.SearchOff), size(agent.SearchAuto)
+		eager, deferred, section = firstRequestBytes(b, all)
 	}
 	b.ReportMetric(float64(eager), "eager-bytes")
 	b.ReportMetric(float64(deferred), "deferred-bytes")
+	b.ReportMetric(float64(section), "section-bytes")
 	b.ReportMetric(100*float64(deferred)/float64(eager), "deferred-%")
 	if deferred*20 > eager {
 		b.Errorf("deferred %d bytes, more than 5%% of eager %d", deferred, eager)

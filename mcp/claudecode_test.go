@@ -57,6 +57,9 @@ type ccCase struct {
 	// differs names the deliberate difference (docs/manager.md, "Differences from
 	// Claude Code") a case shows, if it shows one.
 	differs string
+	// configDir is $CLAUDE_CONFIG_DIR for both: "cfg", a folder of its own
+	// (its files "cfg/…"), or "empty", set to "" (else it is unset).
+	configDir string
 }
 
 func TestAgreesWithClaudeCode(t *testing.T) {
@@ -238,6 +241,25 @@ func TestAgreesWithClaudeCode(t *testing.T) {
 			want:  map[string]string{"s": "connected", "t": "absent", "a": "connected", "b": "absent"}},
 		{name: "a disabled entry", files: map[string]string{"home/.claude.json": `{"mcpServers": {"d": {"command": "BIN", "args": ["-test.run=^$"], "env": ENV, "disabled": true}}}`},
 			want: map[string]string{"d": "connected"}, differs: "disabled"},
+		{name: "CLAUDE_CONFIG_DIR: the user's and local servers of its .claude.json, not ~/.claude.json's", configDir: "cfg",
+			files: map[string]string{"cfg/.claude.json": `{"mcpServers": {"u": ` + ok + `}, "projects": {"ROOT": {"mcpServers": {"l": ` + ok + `}}}}`,
+				"home/.claude.json": `{"mcpServers": {"h": ` + ok + `}, "projects": {"ROOT": {"mcpServers": {"hl": ` + ok + `}}}}`},
+			want: map[string]string{"u": "connected", "l": "connected", "h": "absent", "hl": "absent"}},
+		{name: "CLAUDE_CONFIG_DIR: the approvals of its settings.json, not ~/.claude/settings.json's", configDir: "cfg",
+			files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `, "q": ` + ok + `}}`,
+				"cfg/settings.json": `{"enabledMcpjsonServers": ["p"]}`, "home/.claude/settings.json": `{"enabledMcpjsonServers": ["q"]}`},
+			want: map[string]string{"p": "connected", "q": "pending"}},
+		{name: "CLAUDE_CONFIG_DIR: the trust of its .claude.json", configDir: "cfg",
+			files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`, "root/.claude/settings.local.json": `{"enabledMcpjsonServers": ["p"]}`,
+				"cfg/.claude.json": trustRoot},
+			want: map[string]string{"p": "connected"}},
+		{name: "CLAUDE_CONFIG_DIR: the trust of ~/.claude.json does not count", configDir: "cfg",
+			files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`, "root/.claude/settings.local.json": `{"enabledMcpjsonServers": ["p"]}`,
+				"home/.claude.json": trustRoot},
+			want: map[string]string{"p": "pending"}},
+		{name: "CLAUDE_CONFIG_DIR set but empty: the settings.json of the directory it runs in", configDir: "empty",
+			files: map[string]string{"root/.mcp.json": `{"mcpServers": {"p": ` + ok + `}}`, "root/settings.json": approveAll},
+			want:  map[string]string{"p": "connected"}, differs: "an empty CLAUDE_CONFIG_DIR is unset"},
 	}
 
 	t.Setenv("MCPLUG_CC_EMPTY", "")
@@ -317,12 +339,20 @@ func lay(t *testing.T, tc ccCase, httpURL, authURL, sseURL string) string {
 		require.NoError(t, err, "git init: %s", out)
 	}
 	t.Setenv("HOME", home)
+	cfg := filepath.Join(parent, "cfg")
+	t.Setenv(config.ConfigDirEnv, "")
+	switch tc.configDir {
+	case "cfg":
+		t.Setenv(config.ConfigDirEnv, cfg)
+	case "":
+		os.Unsetenv(config.ConfigDirEnv) // t.Setenv put it back at the end
+	}
 	env := fmt.Sprintf(`{%q: "basic"}`, testproc.EnvScenario)
 	port := httpURL[strings.LastIndexByte(httpURL, ':')+1:]
 	r := strings.NewReplacer("PORT", port, "SSE", sseURL+"/sse", "BIN", os.Args[0], "ENV", env, "SUB", sub, "ROOT", root, "PARENT", parent, "HTTPAUTH", authURL+"/mcp", "HTTP", httpURL+"/mcp")
 	for path, content := range tc.files {
 		base, rel, _ := strings.Cut(path, "/")
-		dir := map[string]string{"home": home, "root": root, "parent": parent}[base]
+		dir := map[string]string{"home": home, "root": root, "parent": parent, "cfg": cfg}[base]
 		testdir.Write(t, filepath.Join(dir, rel), r.Replace(content))
 	}
 	switch tc.from {
@@ -353,6 +383,9 @@ func claudeList(t *testing.T, claude, dir string) map[string]string {
 		}
 	}
 	cmd.Env = append(cmd.Env, "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+	if dir, ok := os.LookupEnv(config.ConfigDirEnv); ok { // as lay set it
+		cmd.Env = append(cmd.Env, config.ConfigDirEnv+"="+dir)
+	}
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "claude mcp list: %s", out)
 	got := map[string]string{}

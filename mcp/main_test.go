@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"log/slog"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -21,7 +22,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testproc.Main() // serve as a child-process server when asked to
+	testproc.Main()                  // serve as a child-process server when asked to
+	os.Unsetenv("CLAUDE_CONFIG_DIR") // the tests' $HOME holds the user's files
 	flag.Parse()
 	explicit := false
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })

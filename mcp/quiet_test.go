@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -77,4 +78,45 @@ func TestAHealthyConnectionLogsNothingAtInfo(t *testing.T) {
 		}
 		mcp.CloseIdleHTTPConnections()
 	})
+}
+
+// A failure the program sees is reported there once: a server that fails
+// to start is returned by Connect and shown by Status, and tool names
+// that collide are in Status's warnings; none of them is also logged at
+// Warn (a CLI that prints errors would print each one again).
+func TestAFailureTheProgramSeesIsNotLoggedAgain(t *testing.T) {
+	noLeaks(t)
+	rec := &records{}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), ShutdownTimeout: 300 * time.Millisecond})
+	defer m.Close()
+	require.NoError(t, m.Add("broken", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		return child("exit-before-init").Connect(ctx)
+	})))
+	require.NoError(t, m.Add("a_", (&mcptest.Server{}).Transport()))
+	require.NoError(t, m.Add("a", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		return (&mcptest.Server{Tools: []json.RawMessage{json.RawMessage(`{"name":"_echo","inputSchema":{"type":"object"}}`)}}).Transport().Connect(ctx)
+	})))
+	ctx := ctxTimeout(t, 30*time.Second)
+	err := m.Connect(ctx)
+	require.Error(t, err)
+	var exit *mcp.ExitError
+	assert.ErrorAs(t, err, &exit, "Connect returns the failure")
+	for range 2 {
+		_, err = m.Tools(ctx)
+		require.NoError(t, err)
+	}
+	warned := false
+	for _, s := range m.Status() {
+		switch s.Name {
+		case "broken":
+			assert.Equal(t, mcp.StateFailed, s.State)
+			assert.ErrorAs(t, s.Err, &exit, "Status shows it")
+		case "a", "a_":
+			warned = warned || len(s.Warnings) > 0
+		}
+	}
+	assert.True(t, warned, "the collision of mcp__a___echo is in Status")
+	require.NoError(t, m.Close())
+	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
+	assert.NotEmpty(t, rec.at(slog.LevelDebug), "still there at Debug")
 }

@@ -82,7 +82,7 @@ func (m *Manager) table() ([]Tool, map[string]route) {
 		if count[name] > 1 || routes[name].server != nil {
 			name = disambiguate(e.s.name, e.tool.Name, func(n string) bool { return routes[n].server != nil })
 			warn[e.s] = append(warn[e.s], fmt.Sprintf("tool %q would be exposed as %q like another tool; exposed as %q", e.tool.Name, e.name, name))
-			m.logger.Warn("mcp: tool names collide", "server", e.s.name, "tool", e.tool.Name, "exposed", name)
+			m.logger.Debug("mcp: tool names collide", "server", e.s.name, "tool", e.tool.Name, "exposed", name) // Status's warnings say it
 		}
 		t := e.tool
 		t.Name = name

@@ -120,21 +120,21 @@ func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct
 				s.running = false
 				s.setState(StateNeedsAuthorization, err)
 				s.mu.Unlock()
-				m.logger.Warn("mcp: server needs authorization", "server", s.name, "err", err)
+				m.logger.Debug("mcp: server needs authorization", "server", s.name, "err", err) // Connect returns it, Status shows it
 				return
 			}
 			if first { // a server that never worked is not retried on its own
 				s.running = false
 				s.setState(StateFailed, err)
 				s.mu.Unlock()
-				m.logger.Warn("mcp: server failed", "server", s.name, "err", err)
+				m.logger.Debug("mcp: server failed", "server", s.name, "err", err) // Connect returns it, Status shows it
 				return
 			}
 			failures++
 			s.version = "" // perhaps it is another server now: probe again
 			s.setState(StateReconnecting, err)
 			s.mu.Unlock()
-			m.logger.Warn("mcp: could not reconnect server", "server", s.name, "attempt", failures, "err", err)
+			m.logger.Debug("mcp: could not reconnect server", "server", s.name, "attempt", failures, "err", err) // the loss was logged; Status shows the last error
 		} else {
 			if !first {
 				s.restarts++

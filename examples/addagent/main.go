@@ -74,6 +74,9 @@ type demo struct {
 	mock           *mockllm.Server // the mock model, when not --live
 	baseURL        string          // --base-url
 	approve        bool            // --approve
+	// model, when set, is the model instead of the mock's or the API's
+	// (a test's scripted model, agenttest).
+	model agent.Model
 }
 
 func (d *demo) run(ctx context.Context, args []string) int {
@@ -116,8 +119,13 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 		}
 	}
 
-	var model *anthropic.Model
-	if live {
+	var model agent.Model = d.model
+	switch {
+	case model != nil:
+		if prompt == "" {
+			prompt = demoPrompt
+		}
+	case live:
 		loadDotEnv(".env")
 		if os.Getenv("ANTHROPIC_API_KEY") == "" {
 			return errors.New("--live needs ANTHROPIC_API_KEY (in the environment or a .env file)")
@@ -130,7 +138,7 @@ func (d *demo) chat(ctx context.Context, live bool, prompt string) error {
 			opts = append(opts, option.WithBaseURL(d.baseURL))
 		}
 		model = anthropic.New(opts...)
-	} else {
+	default:
 		if prompt != "" {
 			fmt.Fprintln(d.stderr, "addagent: the mock model plays a fixed scenario; use --live to send your own prompt")
 		}

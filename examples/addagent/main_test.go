@@ -18,7 +18,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	serveIfAsked() // the demo starts this binary again as its add server
+	serveIfAsked()                   // the demo starts this binary again as its add server
+	os.Unsetenv("CLAUDE_CONFIG_DIR") // the tests' $HOME holds the user's files
 	os.Exit(m.Run())
 }
 

@@ -37,6 +37,11 @@ type writeCase struct {
 	// modeDiffers names the files whose modes differ on purpose (see
 	// docs/manager.md): mcpls keeps them to the user (0600).
 	modeDiffers map[string]string
+	// configDir, when set, is $CLAUDE_CONFIG_DIR for both: "cfg/…", a
+	// folder of the sandbox (files may be put there as "cfg/…").
+	configDir string
+	// stdin is what both read on standard input (add-json NAME -).
+	stdin string
 }
 
 var writeCases = []writeCase{
@@ -86,22 +91,62 @@ var writeCases = []writeCase{
 		links: map[string]string{"home/.claude.json": "home/dots/new.json"}, cmds: [][]string{{"add", "-s", "user", "u", "--", "x"}}},
 	{name: "a .mcp.json.lock the repository ships", files: map[string]string{"root/.mcp.json.lock/keep": ""},
 		cmds: [][]string{{"add", "-s", "project", "p", "--", "x"}, {"add", "-s", "project", "q", "--", "y"}}},
+
+	// Command lines, read as Claude Code reads them.
+	// (claude mcp list starts the servers it lists: a case's commands are
+	// programs that do not exist, never npx with a real package.)
+	{name: "a command's own option without -- is refused, nothing written", cmds: [][]string{{"add", "foo2", "no-such-mcp-server", "-y", "bar"}}},
+	{name: "a command's own option after -- is the command's", cmds: [][]string{{"add", "foo2", "--", "no-such-mcp-server", "-y", "bar"}}},
+	{name: "options after the name and the command", cmds: [][]string{{"add", "n", "cmd", "-s", "project", "-e", "K=v"}}},
+	{name: "-e takes the words after it, up to the next option", cmds: [][]string{{"add", "-e", "K=v", "n1", "cmd"}, {"add", "n2", "cmd", "-e", "K=v", "L=w"}}},
+	{name: "-H takes the words after it, up to the next option", cmds: [][]string{{"add", "-t", "http", "-H", "A: b", "h1", "https://h.example"}, {"add", "-t", "http", "h2", "https://h.example", "-H", "A: b", "C: d"}}},
+	{name: "a value in the same word, or after =", cmds: [][]string{{"add", "-sproject", "n3", "cmd"}, {"add", "--scope=user", "n4", "cmd"}, {"add", "--env", "K=v", "--env=L=w", "-eM=n", "n5", "--", "x"}}},
+	{name: "an option without its value", cmds: [][]string{{"add", "n6", "cmd", "-s"}, {"add", "n7", "x", "-e"}}},
+	{name: "an unknown or shortened option, and a negative number", cmds: [][]string{{"add", "--tr", "http", "n8", "https://x.example"}, {"add", "n9", "cmd", "-1"}, {"add", "--xaa", "n10", "cmd"}}},
+	{name: "a dash alone is an argument", cmds: [][]string{{"add", "n11", "cmd", "-", "x"}}},
+	{name: "--help prints the usage and writes nothing, also after an unknown option", cmds: [][]string{{"add", "n12", "cmd", "--help"}, {"add", "n13", "cmd", "-x", "-h"}, {"remove", "-h"}}},
+	{name: "--help after -- is the command's", cmds: [][]string{{"add", "n14", "--", "cmd", "--help"}}},
+	{name: "a name and no command", cmds: [][]string{{"add", "n15"}, {"add"}}},
+	{name: "streamable-http is http", cmds: [][]string{{"add", "-t", "streamable-http", "s", "https://s.example/mcp"}}},
+	{name: "a transport or scope Claude Code does not know", cmds: [][]string{{"add", "-t", "HTTP", "s", "https://s.example"}, {"add", "-s", "Local", "s", "--", "x"}}},
+	{name: "arguments past those taken are left unused", cmds: [][]string{{"add", "-t", "http", "h", "https://h.example", "extra"}, {"add", "a", "--", "x"}, {"add", "b", "--", "y"}, {"remove", "a", "b"}, {"add-json", "j", `{"command":"x"}`, "extra"}}},
+	{name: "an OAuth client id and callback port", cmds: [][]string{{"add", "-t", "http", "--client-id", "abc", "--callback-port", "3000", "o1", "https://o.example/mcp"}, {"add", "-t", "sse", "--callback-port=8080", "o2", "https://o.example/sse"}}},
+	{name: "an OAuth callback port out of range", cmds: [][]string{{"add", "-t", "http", "--callback-port", "99999", "o3", "https://o.example"}, {"add", "-t", "http", "--callback-port", "abc", "o4", "https://o.example"}}},
+	{name: "OAuth options of a stdio server are ignored", cmds: [][]string{{"add", "--client-id", "abc", "o5", "--", "cmd"}}},
+	{name: "env and headers in the wrong shape", cmds: [][]string{{"add", "e1", "x", "-e", "BAD"}, {"add", "e2", "x", "-e", "=v"}, {"add", "-t", "http", "h1", "https://h.example", "-H", "bad"}, {"add", "-t", "http", "h2", "https://h.example", "-H", ": v"}}},
+	{name: "an unknown command, and help", cmds: [][]string{{"nope"}, {"help"}, {"help", "add"}, {"help", "nope"}}},
+	{name: "add-json - reads the entry from standard input", stdin: `{"command": "node", "args": ["s.js"], "env": {"TOKEN": "${TOKEN}"}}`, cmds: [][]string{{"add-json", "-s", "project", "j", "-"}}},
+	{name: "add-json - with nothing on standard input", cmds: [][]string{{"add-json", "j", "-"}}},
+	{name: "add-json - with white space on standard input", stdin: " \n\t\n", cmds: [][]string{{"add-json", "j", "-"}}},
+
+	// $CLAUDE_CONFIG_DIR.
+	{name: "CLAUDE_CONFIG_DIR takes the user's and local servers, ~/.claude.json left alone", configDir: "cfg",
+		files: map[string]string{"home/.claude.json": `{"numStartups": 3, "mcpServers": {"h": {"command": "h"}}}`},
+		cmds:  [][]string{{"add", "-s", "user", "u", "--", "x"}, {"add", "l", "--", "y"}, {"add", "-s", "project", "p", "--", "z"}, {"remove", "-s", "user", "h"}}},
+	{name: "CLAUDE_CONFIG_DIR with a .claude.json of its own", configDir: "cfg",
+		files: map[string]string{"cfg/.claude.json": `{"myOwnKey": {"a": [1]}, "mcpServers": {"dup": {"command": "u"}}, "projects": {"ROOT": {"mcpServers": {"dup": {"command": "l"}}}}}`},
+		cmds:  [][]string{{"remove", "dup"}, {"remove", "-s", "local", "dup"}, {"add", "-s", "user", "v", "--", "x"}}},
+	{name: "CLAUDE_CONFIG_DIR not made yet", configDir: "cfg/not/yet", cmds: [][]string{{"add", "-s", "user", "u", "--", "x"}, {"add", "l", "--", "y"}}},
+	{name: "CLAUDE_CONFIG_DIR and reset-project-choices", configDir: "cfg", files: map[string]string{
+		"cfg/.claude.json":                 `{"projects": {"ROOT": {"enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"], "keep": 1}}}`,
+		"home/.claude.json":                `{"projects": {"ROOT": {"enabledMcpjsonServers": ["c"], "keep": 2}}}`,
+		"root/.claude/settings.local.json": `{"enabledMcpjsonServers": ["a"], "other": 1}`,
+	}, cmds: [][]string{{"reset-project-choices"}}},
 }
 
-// sandbox is one tool's home and project.
-type sandbox struct{ home, root string }
+// sandbox is one tool's home, project and config folder.
+type sandbox struct{ home, root, cfg string }
 
 func newSandbox(t *testing.T, c writeCase) *sandbox {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	s := &sandbox{home: filepath.Join(base, "home"), root: filepath.Join(base, "proj")}
+	s := &sandbox{home: filepath.Join(base, "home"), root: filepath.Join(base, "proj"), cfg: filepath.Join(base, "cfg")}
 	require.NoError(t, os.MkdirAll(s.home, 0o755))
 	require.NoError(t, os.MkdirAll(s.root, 0o755))
 	out, err := exec.Command("git", "init", "-q", s.root).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	for name, content := range c.files {
-		dir, rest, _ := strings.Cut(name, "/")
-		path := filepath.Join(map[string]string{"home": s.home, "root": s.root}[dir], rest)
+		path := s.path(name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(content, "ROOT", s.root)), 0o644))
 	}
@@ -111,10 +156,36 @@ func newSandbox(t *testing.T, c writeCase) *sandbox {
 	return s
 }
 
-// path is the sandbox's path of "home/…" or "root/…".
+// path is the sandbox's path of "home/…", "root/…" or "cfg/…".
 func (s *sandbox) path(name string) string {
 	dir, rest, _ := strings.Cut(name, "/")
-	return filepath.Join(map[string]string{"home": s.home, "root": s.root}[dir], rest)
+	return filepath.Join(map[string]string{"home": s.home, "root": s.root, "cfg": s.cfg}[dir], rest)
+}
+
+// env is the environment both tools run in: the sandbox's home, and its
+// $CLAUDE_CONFIG_DIR when the case sets one (else none: Claude Code
+// given an empty one reads ./settings.json).
+func (s *sandbox) env(c writeCase) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HOME="+s.home, "DISABLE_AUTOUPDATER=1")
+	if c.configDir != "" {
+		env = append(env, "CLAUDE_CONFIG_DIR="+s.path(c.configDir))
+	}
+	return env
+}
+
+// setEnv gives this process the environment s.env gives Claude Code.
+func (s *sandbox) setEnv(t *testing.T, c writeCase) {
+	t.Setenv("HOME", s.home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	if c.configDir != "" {
+		t.Setenv("CLAUDE_CONFIG_DIR", s.path(c.configDir))
+	}
 }
 
 // modes are the modes of the case's files, and where its links lead.
@@ -151,7 +222,8 @@ func (s *sandbox) claude(t *testing.T, bin string, c writeCase, args []string) i
 		cmd = exec.Command("sh", append([]string{"-c", fmt.Sprintf(`umask %03o && exec "$0" "$@"`, c.umask), bin, "mcp"}, args...)...)
 	}
 	cmd.Dir = s.dir(c)
-	cmd.Env = append(os.Environ(), "HOME="+s.home, "CLAUDE_CONFIG_DIR=", "DISABLE_AUTOUPDATER=1")
+	cmd.Env = s.env(c)
+	cmd.Stdin = strings.NewReader(c.stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -165,12 +237,18 @@ func (s *sandbox) claude(t *testing.T, bin string, c writeCase, args []string) i
 
 // mcpls runs mcpls args in the sandbox.
 func (s *sandbox) mcpls(t *testing.T, c writeCase, args []string) int {
-	t.Setenv("HOME", s.home)
+	s.setEnv(t, c)
 	if c.umask != 0 {
 		defer setUmask(c.umask)()
 	}
+	old := stdin
+	stdin = strings.NewReader(c.stdin)
+	defer func() { stdin = old }()
+	if commands[args[0]] != nil {
+		args = append([]string{args[0], "-C", s.dir(c)}, args[1:]...)
+	}
 	var out bytes.Buffer
-	return run(append([]string{args[0], "-C", s.dir(c)}, args[1:]...), &out, &out)
+	return run(args, &out, &out)
 }
 
 // servers returns what a config file says of MCP servers, as JSON text
@@ -192,7 +270,15 @@ func (s *sandbox) servers(t *testing.T, c writeCase) map[string]string {
 			out[strings.TrimPrefix(p, s.root)] = canonical(t, b)
 		}
 	}
-	if b := read(filepath.Join(s.home, ".claude.json")); b != nil {
+	claudeJSONs := map[string]string{"~/.claude.json": filepath.Join(s.home, ".claude.json")}
+	if c.configDir != "" {
+		claudeJSONs["$CLAUDE_CONFIG_DIR/.claude.json"] = filepath.Join(s.path(c.configDir), ".claude.json")
+	}
+	for name, path := range claudeJSONs {
+		b := read(path)
+		if b == nil {
+			continue
+		}
 		var top map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal(b, &top))
 		// Claude Code moves some keys of its own elsewhere when it starts
@@ -200,7 +286,7 @@ func (s *sandbox) servers(t *testing.T, c writeCase) map[string]string {
 		// does not write. The keys here are left alone by both.
 		for _, k := range []string{"mcpServers", "projects", "numStartups", "myOwnKey"} {
 			if v, ok := top[k]; ok {
-				out["~/.claude.json "+k] = strings.ReplaceAll(canonical(t, v), s.root, "ROOT")
+				out[name+" "+k] = strings.ReplaceAll(canonical(t, v), s.root, "ROOT")
 			}
 		}
 	}
@@ -262,16 +348,16 @@ func TestWritesAgreeWithClaudeCode(t *testing.T) {
 			}
 			// Each reads the other's files the same way.
 			for _, pair := range [][2]*sandbox{{cc, ours}, {ours, cc}} {
-				t.Setenv("HOME", pair[0].home)
+				pair[0].setEnv(t, c)
 				a, _ := config.Load(pair[0].dir(c))
-				t.Setenv("HOME", pair[1].home)
+				pair[1].setEnv(t, c)
 				b, _ := config.Load(pair[1].dir(c))
 				assert.Equal(t, summary(a, pair[0].root), summary(b, pair[1].root))
 			}
 			names := func(s *sandbox) []string {
 				cmd := exec.Command(bin, "mcp", "list")
 				cmd.Dir = s.dir(c)
-				cmd.Env = append(os.Environ(), "HOME="+s.home)
+				cmd.Env = s.env(c)
 				out, _ := cmd.CombinedOutput()
 				var n []string
 				for _, line := range strings.Split(string(out), "\n") {
@@ -307,14 +393,14 @@ func TestConcurrentWritesWithClaudeCodeLoseNothing(t *testing.T) {
 	bin := claudecode.Binary(t)
 	c := writeCase{name: "concurrent"}
 	s := newSandbox(t, c)
-	t.Setenv("HOME", s.home)
+	s.setEnv(t, c)
 	var wg sync.WaitGroup
 	const n = 6
 	for i := range n {
 		wg.Go(func() {
 			cmd := exec.Command(bin, "mcp", "add", "-s", "user", fmt.Sprintf("cc%d", i), "--", "x")
 			cmd.Dir = s.root
-			cmd.Env = append(os.Environ(), "HOME="+s.home)
+			cmd.Env = s.env(c)
 			out, err := cmd.CombinedOutput()
 			assert.NoError(t, err, "%s", out)
 		})

@@ -31,17 +31,7 @@ func readLine(in *bufio.Reader) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-const installUsage = "usage: mcpls install [-s local|project|user] [-registry URL] [-name NAME] [-all] [-y] NAME[@VERSION]"
-
-func installCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, ok := parseCmdLine(args, stderr)
-	if !ok {
-		return 2
-	}
-	if len(c.args) != 1 {
-		fmt.Fprintln(stderr, installUsage)
-		return 2
-	}
+func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) int {
 	name, version, _ := strings.Cut(c.args[0], "@")
 	client := &registry.Client{BaseURL: c.registry}
 	if client.BaseURL == "" {

@@ -32,16 +32,19 @@
 //	go run ./examples/mcpls -permissions    # the permission rules, and the tools they hide or ask about
 //	mcpls -search - < queries.txt           # one line of tools per query
 //
-// It also writes the config as `claude mcp` does, with its flags and
-// messages (local scope by default; see docs/manager.md):
+// It also writes the config as `claude mcp` does, with its options,
+// read as Claude Code reads them, and its messages (local scope by
+// default; see docs/manager.md); `mcpls help` lists the commands and
+// `mcpls help COMMAND` prints one's usage:
 //
-//	mcpls add [-s local|project|user] [-t stdio|sse|http] [-e K=v] [-H 'N: v'] NAME CMD_OR_URL [ARGS...]
-//	mcpls add-json [-s SCOPE] NAME JSON
+//	mcpls add [-s local|project|user] [-t stdio|sse|http] [-e K=v]... [-H 'N: v']... NAME -- CMD [ARGS...]
+//	mcpls add -t http NAME URL
+//	mcpls add-json [-s SCOPE] NAME JSON        # JSON "-" reads it from standard input
 //	mcpls remove [-s SCOPE] NAME
 //	mcpls get NAME
 //	mcpls list
 //	mcpls reset-project-choices
-//	mcpls install [-s SCOPE] [-registry URL] [-name NAME] [-all] [-y] io.github.example/weather-mcp[@VERSION]
+//	mcpls install [-s SCOPE] [--registry URL] [--name NAME] [--all] [-y] io.github.example/weather-mcp[@VERSION]
 //
 // Everything a server or a config file supplies is printed with terminal
 // control characters replaced, so that neither can rewrite the screen.
@@ -84,7 +87,18 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// stdin is where -search - reads its queries.
+// topUsage is the start of mcpls -h.
+const topUsage = `mcpls checks the MCP servers of a project's config, the files Claude
+Code reads, and writes that config as "claude mcp" does.
+
+Usage:
+  mcpls [list] [flags]            list the servers, each connected (the flags are below)
+  mcpls COMMAND [options] [ARGS]  run one of the commands
+  mcpls help [COMMAND]            print this, or a command's usage
+
+`
+
+// stdin is where -search - and add-json - read.
 var stdin io.Reader = os.Stdin
 
 // searchTools prints the k exposed tools the agent's tool search finds
@@ -124,16 +138,45 @@ func searchTools(ctx context.Context, m *mcp.Manager, query string, k int, stdou
 	return 0
 }
 
+// run runs mcpls with args, the words after its name, and returns the
+// exit status: 0 for success, 1 when what was asked failed, 2 for a
+// command line mcpls cannot read.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		if args[0] == "list" {
-			args = args[1:]
-		} else if cmd, ok := commands[args[0]]; ok {
-			return cmd(context.Background(), args[1:], stdout, stderr)
+		switch name := args[0]; {
+		case name == "list":
+			return list(args[1:], false, stdout, stderr)
+		case name == "help":
+			return help(args[1:], stdout, stderr)
+		case commands[name] != nil:
+			return commands[name].main(context.Background(), args[1:], stdout, stderr)
+		case !strings.HasPrefix(name, "-"):
+			return unknownCommand(name, stderr)
 		}
 	}
+	return list(args, true, stdout, stderr)
+}
+
+// listUsage is the text of the listing's usage, before its flags.
+const listUsage = `Usage: mcpls [list] [flags]
+
+List the servers of the project's config, each connected, one line each:
+name, state, transport, scope, tools, and the server's name or what went
+wrong (exit status 1 when a server failed). The config is the files
+Claude Code reads (~/.claude.json, .mcp.json of the directory and its
+parents), and ~/.claude/settings.json and .claude/settings.json; with
+$CLAUDE_CONFIG_DIR set, the user's files are that folder's, as in Claude
+Code. The flags also call a tool, read a resource, get a prompt, search
+the tools, sign in to a server, and record the user's trust and
+approvals.
+`
+
+// list is the listing, mcpls [list] [flags]; top is true when no command
+// was named, and its usage then lists the commands too.
+func list(args []string, top bool, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpls", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {}
 	dir := fs.String("C", ".", "project `directory` whose config is read")
 	file := fs.String("config", "", "read only this config `file`")
 	verbose := fs.Bool("v", false, "list every exposed tool")
@@ -149,12 +192,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 	read := fs.String("read", "", "read the resource `REF` (@server:uri, as -resources lists it)")
 	prompt := fs.String("prompt", "", "get the prompt `REF` (as -prompts lists it) with the JSON object of arguments that follows")
 	tracing := fs.Bool("trace", false, "print the OpenTelemetry spans of the run's MCP messages on stderr, as they end")
-	search := fs.String("search", "", "print the exposed tools a tool search finds for `QUERY`, best first, on one line; - reads a query a line from standard input")
+	search := fs.String("search", "", "print the tools a tool search finds for `QUERY`, best first;\n- reads a query a line from standard input")
 	limit := fs.Int("n", 5, "with -search, how many tools to print for each query")
 	perms := fs.Bool("permissions", false, "print the permission rules of the settings files, and the tools they hide or ask about")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			if top {
+				fmt.Fprint(stdout, topUsage)
+				printCommands(stdout)
+				fmt.Fprintf(stdout, "\nEvery command takes -C DIR, the project directory (default: the working\ndirectory); \"mcpls help COMMAND\" or \"mcpls COMMAND -h\" prints its usage.\n\n")
+			}
+			fmt.Fprint(stdout, listUsage)
+			fmt.Fprintln(stdout, "\nFlags:")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
 			return 0
+		}
+		fmt.Fprintln(stderr, "(mcpls -h prints the commands and flags)")
+		return 2
+	}
+	if takes := *call != "" || *prompt != ""; fs.NArg() > 1 || fs.NArg() == 1 && !takes {
+		extra := fs.Args()
+		if takes {
+			extra = extra[1:]
+		}
+		if commands[extra[0]] != nil || extra[0] == "list" {
+			fmt.Fprintf(stderr, "mcpls: %s after the flags: a command's name comes first, then its options (mcpls %s -C DIR ...)\n", safe(extra[0]), safe(extra[0]))
+		} else {
+			fmt.Fprintf(stderr, "mcpls: unexpected argument %s (mcpls -h prints the commands and flags)\n", shellQuote(extra[0]))
 		}
 		return 2
 	}

@@ -17,6 +17,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testproc.Main()
+	os.Unsetenv("CLAUDE_CONFIG_DIR") // the tests' $HOME holds the user's files
 	os.Exit(m.Run())
 }
 
@@ -74,8 +75,10 @@ func TestCall(t *testing.T) {
 func TestHelpExitsZero(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"-h"}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "-trust")
+	assert.Contains(t, stdout.String(), "-trust", "the usage asked for goes to stdout")
 	assert.Equal(t, 2, run([]string{"-nope"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "flag provided but not defined: -nope")
+	assert.Contains(t, stderr.String(), "mcpls -h prints the commands")
 }
 
 // libraryConfig is a config file with the "library" scenario as server

@@ -13,94 +13,17 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcplug/mcplug/internal/redact"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/config"
+	"golang.org/x/term"
 )
-
-// commands are mcpls's subcommands, by name.
-var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) int{
-	"add":                   addCommand,
-	"add-json":              addJSONCommand,
-	"remove":                removeCommand,
-	"get":                   getCommand,
-	"reset-project-choices": resetCommand,
-	"install":               installCommand,
-}
-
-// cmdLine is a subcommand's command line: flags anywhere before "--",
-// positional arguments, and everything after "--" as is.
-type cmdLine struct {
-	scope     config.Scope
-	scopeSet  bool
-	transport string
-	env       []string
-	headers   []string
-	dir       string
-	registry  string
-	name      string
-	yes       bool
-	all       bool // install: ask for the optional inputs too
-	args      []string
-}
-
-func parseCmdLine(args []string, stderr io.Writer) (*cmdLine, bool) {
-	c := &cmdLine{scope: config.ScopeLocal, transport: config.TypeStdio, dir: "."}
-	takes := map[string]func(string){
-		"s": func(v string) { c.scope, c.scopeSet = config.Scope(v), true }, "scope": func(v string) { c.scope, c.scopeSet = config.Scope(v), true },
-		"t": func(v string) { c.transport = v }, "transport": func(v string) { c.transport = v },
-		"e": func(v string) { c.env = append(c.env, v) }, "env": func(v string) { c.env = append(c.env, v) },
-		"H": func(v string) { c.headers = append(c.headers, v) }, "header": func(v string) { c.headers = append(c.headers, v) },
-		"C":        func(v string) { c.dir = v },
-		"registry": func(v string) { c.registry = v },
-		"name":     func(v string) { c.name = v },
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			c.args = append(c.args, args[i+1:]...)
-			break
-		}
-		if a == "-y" || a == "--yes" {
-			c.yes = true
-			continue
-		}
-		if a == "-all" || a == "--all" {
-			c.all = true
-			continue
-		}
-		if len(a) < 2 || a[0] != '-' {
-			c.args = append(c.args, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		set, ok := takes[name]
-		if !ok {
-			fmt.Fprintf(stderr, "mcpls: unknown option %s\n", safe(a))
-			return nil, false
-		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				fmt.Fprintf(stderr, "mcpls: option %s needs a value\n", safe(a))
-				return nil, false
-			}
-			i++
-			value = args[i]
-		}
-		set(value)
-	}
-	switch c.scope {
-	case config.ScopeLocal, config.ScopeProject, config.ScopeUser:
-	default:
-		fmt.Fprintf(stderr, "mcpls: invalid scope %s: local, project or user\n", safe(string(c.scope)))
-		return nil, false
-	}
-	return c, true
-}
 
 // scopeTitle is how Claude Code names a scope's config.
 func scopeTitle(s config.Scope) string {
@@ -158,20 +81,19 @@ func redacted(name, value string) string {
 	return value
 }
 
-func addCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, ok := parseCmdLine(args, stderr)
-	if !ok {
-		return 2
-	}
-	if len(c.args) < 2 {
-		fmt.Fprintln(stderr, "usage: mcpls add [-s local|project|user] [-t stdio|sse|http] [-e KEY=value]... [-H 'Name: value']... NAME COMMAND_OR_URL [ARGS...]")
-		return 2
-	}
+func addCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) int {
 	name := c.args[0]
+	if c.transport == "streamable-http" { // Claude Code's other name for http
+		c.transport = config.TypeHTTP
+	}
 	sc := &config.Server{Type: c.transport}
 	var order []string // of the -e and -H flags: Claude Code keeps it, a repeated key in its first place
+	oauth := c.clientID != "" || c.callbackPort != "" || c.clientSecret
 	switch c.transport {
 	case config.TypeStdio:
+		if oauth {
+			fmt.Fprintln(stderr, "mcpls add: warning: --client-id, --client-secret and --callback-port only work with http and sse servers, and are ignored for stdio")
+		}
 		sc.Command, sc.Args = c.args[1], c.args[2:]
 		sc.Env = map[string]string{}
 		for _, kv := range c.env {
@@ -187,10 +109,27 @@ func addCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	case config.TypeHTTP, config.TypeSSE:
 		if len(c.args) > 2 {
-			fmt.Fprintln(stderr, "mcpls: a remote server takes a URL and no arguments")
-			return 2
+			fmt.Fprintf(stderr, "mcpls add: warning: arguments left unused (a remote server takes its URL alone), as Claude Code leaves them: %s\n", shellJoin(c.args[2:]))
 		}
 		sc.URL = c.args[1]
+		if c.callbackPort != "" {
+			port, err := strconv.Atoi(c.callbackPort)
+			if err != nil || port < 1 || port > 65535 {
+				fmt.Fprintln(stderr, "mcpls add: --callback-port must be a whole number from 1 to 65535")
+				return 2
+			}
+			sc.OAuth = &config.OAuth{CallbackPort: port}
+		}
+		if c.clientID != "" {
+			if sc.OAuth == nil {
+				sc.OAuth = &config.OAuth{}
+			}
+			sc.OAuth.ClientID = c.clientID
+			if c.clientSecret {
+				fmt.Fprintln(stderr, "mcpls add: --client-secret is not taken: Claude Code keeps the secret in its own credential store, which mcpls does not write; add the server with claude mcp add, or write the secret as ${VARIABLE} in the entry's oauth.clientSecret (mcpls add-json)")
+				return 2
+			}
+		}
 		for _, h := range c.headers {
 			k, v, ok := strings.Cut(h, ":")
 			if !ok || strings.TrimSpace(k) == "" {
@@ -231,20 +170,52 @@ func addCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return 0
 }
 
-func addJSONCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, ok := parseCmdLine(args, stderr)
-	if !ok {
-		return 2
+// maxStdinJSON bounds the JSON add-json - reads from standard input, as
+// Claude Code bounds it.
+const maxStdinJSON = 1 << 20
+
+// jsonFromStdin reads the entry of add-json -: at most maxStdinJSON
+// bytes, not from a terminal (nobody would type it there; Claude Code
+// does not wait for one either), and not empty.
+func jsonFromStdin() (string, error) {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return "", errors.New("mcpls add-json: there is no JSON on standard input (it is a terminal): pipe it in, or give it as the argument")
 	}
-	if len(c.args) != 2 {
-		fmt.Fprintln(stderr, "usage: mcpls add-json [-s local|project|user] NAME JSON")
-		return 2
+	b, err := io.ReadAll(io.LimitReader(stdin, maxStdinJSON+1))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("mcpls add-json: reading standard input: %w", err)
+	case len(b) > maxStdinJSON:
+		return "", fmt.Errorf("mcpls add-json: the JSON on standard input is over the limit of %d bytes (1 MiB)", maxStdinJSON)
+	case strings.TrimSpace(string(b)) == "":
+		return "", errors.New("mcpls add-json: there is no JSON on standard input: pipe it in, or give it as the argument")
 	}
-	name := c.args[0]
+	return string(b), nil
+}
+
+func addJSONCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) int {
+	name, raw := c.args[0], c.args[1]
+	if raw == "-" {
+		var err error
+		if raw, err = jsonFromStdin(); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
 	if err := config.ValidName(name); err != nil {
 		return refusal(stderr, name, c.scope, err)
 	}
-	entry, err := config.EntryFromJSON(name, json.RawMessage(c.args[1]))
+	if c.clientSecret {
+		var e struct {
+			Type  string
+			OAuth struct{ ClientID string } `json:"oauth"`
+		}
+		if json.Unmarshal([]byte(raw), &e) == nil && e.Type != "" && e.Type != config.TypeStdio && e.OAuth.ClientID != "" {
+			fmt.Fprintln(stderr, "mcpls add-json: --client-secret is not taken: Claude Code keeps the secret in its own credential store, which mcpls does not write; write it as ${VARIABLE} in the entry's oauth.clientSecret")
+			return 2
+		}
+	}
+	entry, err := config.EntryFromJSON(name, json.RawMessage(raw))
 	if err != nil {
 		fmt.Fprintf(stderr, "Invalid configuration: %s\n", safe(strings.TrimPrefix(err.Error(), "config: ")))
 		return 1
@@ -263,15 +234,7 @@ func addJSONCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	return 0
 }
 
-func removeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, ok := parseCmdLine(args, stderr)
-	if !ok {
-		return 2
-	}
-	if len(c.args) != 1 {
-		fmt.Fprintln(stderr, "usage: mcpls remove [-s local|project|user] NAME")
-		return 2
-	}
+func removeCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) int {
 	name := c.args[0]
 	scope := config.Scope("")
 	if c.scopeSet {
@@ -294,12 +257,7 @@ func removeCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return 0
 }
 
-func resetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, ok := parseCmdLine(args, stderr)
-	if !ok || len(c.args) != 0 {
-		fmt.Fprintln(stderr, "usage: mcpls reset-project-choices")
-		return 2
-	}
+func resetCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) int {
 	if _, err := config.ResetProjectChoices(ctx, c.dir); err != nil {
 		fmt.Fprintln(stderr, safe(err.Error()))
 		return 1
@@ -309,12 +267,7 @@ func resetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
-func getCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, ok := parseCmdLine(args, stderr)
-	if !ok || len(c.args) != 1 {
-		fmt.Fprintln(stderr, "usage: mcpls get NAME")
-		return 2
-	}
+func getCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) int {
 	name := c.args[0]
 	cfg, _ := mcp.LoadConfig(c.dir)
 	sc := cfg.Servers[name]

@@ -102,7 +102,10 @@ func mcplugServers(ctx context.Context, exe string, n int) error {
 	}})
 	defer m.Close()
 	for i := range n {
-		if err := m.Add(fmt.Sprintf("s%d", i), &mcp.CommandTransport{Command: exec.Command(exe, "serve")}); err != nil {
+		server := mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+			return (&mcp.CommandTransport{Command: exec.Command(exe, "serve")}).Connect(ctx)
+		})
+		if err := m.Add(fmt.Sprintf("s%d", i), server); err != nil {
 			return err
 		}
 	}

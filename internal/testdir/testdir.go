@@ -20,12 +20,20 @@ func Write(t testing.TB, path, content string) {
 }
 
 // Scratch returns two new directories, symlinks resolved, and makes home
-// the test's $HOME, so that nothing the test loads or saves touches the
-// user's own files.
+// the test's $HOME (and $CLAUDE_CONFIG_DIR empty, which counts as unset),
+// so that nothing the test loads or saves touches the user's own files.
 func Scratch(t *testing.T) (home, project string) {
 	t.Helper()
 	home, _ = filepath.EvalSymlinks(t.TempDir())
 	project, _ = filepath.EvalSymlinks(t.TempDir())
-	t.Setenv("HOME", home)
+	Home(t, home)
 	return home, project
+}
+
+// Home makes home the test's $HOME, and $CLAUDE_CONFIG_DIR empty, so that
+// the user's own Claude Code files are those of home.
+func Home(t testing.TB, home string) {
+	t.Helper()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 }

@@ -112,12 +112,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // ~/.claude/settings.json, <dir>/.claude/settings.json, the .mcp.json of
 // every directory from the file system's root down to dir, and
 // ~/.claude.json again for the project's own entries (local scope). dir
-// is taken as Load takes it (absolute, symlinks resolved).
+// is taken as Load takes it (absolute, symlinks resolved). With
+// $CLAUDE_CONFIG_DIR set, the user's two files are the .claude.json and
+// settings.json of that folder (see ConfigDirEnv).
 func Files(dir string) []string {
 	var files []string
-	home, err := os.UserHomeDir()
+	user, err := userConfig()
 	if err == nil {
-		files = append(files, filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json"))
+		files = append(files, user.claudeJSON(), user.settings)
 	}
 	if ws, werr := findWorkspace(dir); werr == nil {
 		dir = ws.Dir
@@ -125,7 +127,7 @@ func Files(dir string) []string {
 	files = append(files, filepath.Join(dir, ".claude", "settings.json"))
 	files = append(files, mcpJSONFiles(dir)...)
 	if err == nil {
-		files = append(files, filepath.Join(home, ".claude.json"))
+		files = append(files, user.claudeJSON())
 	}
 	return files
 }
@@ -175,6 +177,9 @@ func mcpJSONFiles(dir string) []string {
 // safe.directory; one that another user owns is skipped with a warning.
 // ~/.claude.json, where Claude Code also keeps history, is streamed
 // within 1 GiB: only its "mcpServers" and the project's entries are kept.
+// With $CLAUDE_CONFIG_DIR set, the user's .claude.json and settings.json
+// are that folder's, wherever this doc says ~/.claude.json and
+// ~/.claude/settings.json, as in Claude Code (see ConfigDirEnv).
 //
 // Project servers come with the project, so they need the user's
 // approval: "enableAllProjectMcpServers", "enabledMcpjsonServers" and
@@ -204,10 +209,16 @@ func Load(dir string) (*Config, error) {
 		}
 		return b
 	}
-	home, homeErr := os.UserHomeDir()
-	if homeErr == nil {
-		l.home = home
-		path := filepath.Join(home, ".claude.json")
+	if home, err := os.UserHomeDir(); err == nil {
+		l.home = home // where the user's own servers run outside a workspace not trusted
+	}
+	user, userErr := userConfig()
+	if userErr != nil {
+		if os.Getenv(ConfigDirEnv) != "" { // without a home directory, there is nothing of the user's to read
+			l.errors = append(l.errors, &Error{Err: userErr})
+		}
+	} else {
+		path := user.claudeJSON()
 		cj, err := readClaudeJSON(path, maxClaudeJSONSize, ws.keys())
 		if err != nil {
 			l.errors = append(l.errors, &Error{File: path, Err: err})
@@ -232,7 +243,7 @@ func Load(dir string) (*Config, error) {
 				}
 			}
 		}
-		path = filepath.Join(home, ".claude", "settings.json")
+		path = user.settings
 		if b := readFile(path, maxUserFileSize, false); b != nil {
 			l.user.Merge(parseConfig(b, path, true))
 			m := l.settings(path, b)

@@ -8,7 +8,9 @@
 //	m := mcp.NewManager(cfg, nil)
 //
 // mcp.LoadConfig is Load, for programs that need nothing else of this
-// package.
+// package. As in Claude Code, $CLAUDE_CONFIG_DIR moves the user's own
+// files (~/.claude.json and ~/.claude/settings.json) into that folder, for
+// reads and writes (ConfigDirEnv).
 //
 // Every file inside a project may have come with a git clone, so nothing
 // a repository ships decides what runs: a project server (ScopeProject)

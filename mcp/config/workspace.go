@@ -106,12 +106,9 @@ func SaveTrust(dir string) error {
 	if err != nil {
 		return &Error{File: dir, Err: err}
 	}
-	home, err := os.UserHomeDir()
+	home, err := userWriteDir() // the user's own, wherever it links to
 	if err != nil {
-		return &Error{Err: fmt.Errorf("no home directory: %w", err)}
-	}
-	if real, err := filepath.EvalSymlinks(home); err == nil {
-		home = real // the home directory is the user's own, wherever it links to
+		return &Error{Err: err}
 	}
 	t := userTarget(home)
 	t.path = []string{"projects", ws.Root}

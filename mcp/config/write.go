@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,7 +71,9 @@ func ValidName(name string) error {
 
 // Entry returns the JSON entry `claude mcp add` writes for sc: for stdio,
 // type, command, args and env (both always); for http and sse, type,
-// url and headers (when there are some). Environment variables and
+// url, headers (when there are some) and oauth with its clientId and
+// callbackPort (when sc.OAuth has either; --client-id and
+// --callback-port). Environment variables and
 // headers are in the order of order, where it names them (as Claude Code
 // keeps the order of its -e and -H flags), the others after it, sorted.
 func Entry(sc *Server, order ...string) json.RawMessage {
@@ -105,6 +108,16 @@ func Entry(sc *Server, order ...string) json.RawMessage {
 		if len(sc.Headers) > 0 {
 			ms = append(ms, member{"headers", obj(sc.Headers)})
 		}
+		if o := sc.OAuth; o != nil && (o.ClientID != "" || o.CallbackPort != 0) {
+			var inner []member
+			if o.ClientID != "" {
+				inner = append(inner, member{"clientId", str(o.ClientID)})
+			}
+			if o.CallbackPort != 0 {
+				inner = append(inner, member{"callbackPort", json.RawMessage(strconv.Itoa(o.CallbackPort))})
+			}
+			ms = append(ms, member{"oauth", objectText(inner)})
+		}
 	default:
 		args, _ := json.Marshal(append([]string{}, sc.Args...))
 		ms = append(ms, member{"type", str(TypeStdio)}, member{"command", str(sc.Command)}, member{"args", args}, member{"env", obj(sc.Env)})
@@ -114,7 +127,8 @@ func Entry(sc *Server, order ...string) json.RawMessage {
 
 // EntryFromJSON returns the entry `claude mcp add-json` writes for the
 // JSON object raw: its members that Claude Code knows, in Claude Code's
-// order, others left out. The object must be a valid entry (see Parse).
+// order, others left out, and "args": [] for a stdio entry without args,
+// as Claude Code writes it. The object must be a valid entry (see Parse).
 func EntryFromJSON(name string, raw json.RawMessage) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
@@ -122,6 +136,13 @@ func EntryFromJSON(name string, raw json.RawMessage) (json.RawMessage, error) {
 	}
 	if sc := parseEntryLookup(name, raw, "the JSON given", keepVars); sc.Err != nil {
 		return nil, sc.Err
+	}
+	var kind struct {
+		Type string `json:"type"`
+	}
+	json.Unmarshal(raw, &kind)
+	if _, ok := obj["args"]; !ok && (kind.Type == "" || kind.Type == TypeStdio) {
+		obj["args"] = json.RawMessage("[]") // Claude Code's schema gives a stdio entry its args, empty
 	}
 	order := []string{"type", "command", "args", "env", "url", "headers", "headersHelper", "oauth", "timeout", "alwaysLoad"}
 	var ms []member
@@ -195,12 +216,9 @@ func targetOf(dir string, scope Scope) (*target, error) {
 		// repository cannot plant one.
 		return &target{dir: abs, name: ".mcp.json", path: []string{"mcpServers"}, lock: lockFolder, mode: 0o644, secrets: true, max: maxProjectFileSize}, nil
 	case ScopeUser, ScopeLocal:
-		home, err := os.UserHomeDir()
+		home, err := userWriteDir()
 		if err != nil {
-			return nil, fmt.Errorf("config: no home directory: %w", err)
-		}
-		if real, err := filepath.EvalSymlinks(home); err == nil {
-			home = real
+			return nil, fmt.Errorf("config: %w", err)
 		}
 		t := userTarget(home)
 		if scope == ScopeLocal {
@@ -229,9 +247,10 @@ func targetOf(dir string, scope Scope) (*target, error) {
 	return nil, fmt.Errorf("config: invalid scope %q (local, project or user)", scope)
 }
 
-// userTarget is ~/.claude.json's servers, in the home directory home:
-// the user's, private, written under Claude Code's lock, and through a
-// link the user keeps there (a dotfile manager's).
+// userTarget is ~/.claude.json's servers, in the folder home (the home
+// directory, or $CLAUDE_CONFIG_DIR): the user's, private, written under
+// Claude Code's lock, and through a link the user keeps there (a dotfile
+// manager's).
 func userTarget(home string) *target {
 	return &target{dir: home, name: ".claude.json", path: []string{"mcpServers"}, lock: lockClaude, mode: 0o600, private: true, follow: true, max: maxClaudeJSONSize}
 }
@@ -263,6 +282,13 @@ func (t *target) edit(ctx context.Context, decide func(servers *objectSpan, doc 
 	var err error
 	switch t.lock {
 	case lockClaude:
+		// $CLAUDE_CONFIG_DIR may name a folder not made yet: Claude Code
+		// makes it, with its parents.
+		if _, err := os.Lstat(t.dir); errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(t.dir, 0o700); err != nil {
+				return &Error{File: path, Err: err}
+			}
+		}
 		unlock, err = lockFile(ctx, path)
 	case lockFolder:
 		unlock, err = lockDir(ctx, t.dir)

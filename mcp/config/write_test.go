@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/testdir"
 	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,7 +86,7 @@ func home(t *testing.T) (homeDir, project string) {
 	homeDir, project = t.TempDir(), t.TempDir()
 	homeDir, _ = filepath.EvalSymlinks(homeDir)
 	project, _ = filepath.EvalSymlinks(project)
-	t.Setenv("HOME", homeDir)
+	testdir.Home(t, homeDir)
 	require.NoError(t, os.Mkdir(filepath.Join(project, ".git"), 0o755))
 	config.SetManagedDir(t, t.TempDir())
 	return homeDir, project
@@ -273,6 +274,15 @@ func TestAddJSONKeepsWhatClaudeCodeKeeps(t *testing.T) {
 	got, err := config.EntryFromJSON("j", json.RawMessage(`{"command":"x","args":["1"],"cwd":"/w","alwaysLoad":true,"timeout":5,"disabled":true,"foo":1,"env":{"A":"1"}}`))
 	require.NoError(t, err)
 	assert.Equal(t, `{"command":"x","args":["1"],"env":{"A":"1"},"timeout":5,"alwaysLoad":true}`, string(got))
+	for in, want := range map[string]string{
+		`{"command":"x"}`:                   `{"command":"x","args":[]}`,
+		`{"type":"stdio","command":"x"}`:    `{"type":"stdio","command":"x","args":[]}`,
+		`{"type":"http","url":"https://h"}`: `{"type":"http","url":"https://h"}`,
+	} {
+		got, err := config.EntryFromJSON("j", json.RawMessage(in))
+		require.NoError(t, err)
+		assert.Equal(t, want, string(got), "a stdio entry without args gets them, empty, as Claude Code writes it")
+	}
 	_, err = config.EntryFromJSON("j", json.RawMessage(`nope`))
 	assert.ErrorContains(t, err, "not a JSON object")
 	_, err = config.EntryFromJSON("j", json.RawMessage(`{"type":"http"}`))

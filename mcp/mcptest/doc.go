@@ -13,7 +13,12 @@
 //		return mcptest.TextResult(fmt.Sprint(in.A + in.B)), nil
 //	})
 //
-// and connect with one of three transports:
+// or with Go types: AddTool (a function, as methods cannot be generic)
+// makes the input schema from the arguments' struct and checks every
+// call's arguments against it before the handler runs, a mismatch being a
+// tool error the model can read.
+//
+// Connect with one of three transports:
 //
 //   - in memory: mcp.Connect(ctx, srv.Transport(), nil);
 //   - Streamable HTTP: httptest.NewServer(srv), then an
@@ -28,7 +33,10 @@
 // (2026-07-28) or dual-era.
 //
 // To test failure paths, InjectFault fails the next request of a method
-// (Hang, Disconnect, ErrorReply, Garbage); at a lower level, Handlers
+// (Hang, Disconnect, ErrorReply, Garbage, and Exit: the server's process
+// exits with a status, for a server run as a child process; in memory,
+// where the test binary must go on, the request is answered with an error
+// that says so); at a lower level, Handlers
 // replace the server's answer to a method with a function that writes what
 // it likes through the Session, raw text included.
 //

@@ -30,7 +30,7 @@ func Main(servers map[string]func() *Server) {
 		fmt.Fprintf(os.Stderr, "mcptest: no server named %q in mcptest.Main\n", name)
 		os.Exit(2)
 	}
-	if err := newServer().Serve(os.Stdin, os.Stdout); err != nil {
+	if err := newServer().serveStream(os.Stdin, os.Stdout, true); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
 	}

@@ -150,7 +150,14 @@ func TextResult(text string) *mcp.CallToolResult {
 // r ends, then cancels the requests still running and waits for their
 // handlers to return.
 func (srv *Server) Serve(r io.Reader, w io.Writer) error {
+	return srv.serveStream(r, w, false)
+}
+
+// serveStream is Serve; process says that r and w are the stdio of a child
+// process that Main runs.
+func (srv *Server) serveStream(r io.Reader, w io.Writer, process bool) error {
 	s := srv.newSession(context.Background(), w)
+	s.process = process
 	srv.track(s)
 	defer func() {
 		srv.untrack(s)

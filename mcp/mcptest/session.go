@@ -25,6 +25,9 @@ type Session struct {
 	key    string         // names the session in cancellation keys
 	abort  func() error   // Close; nil means close w when it is an io.Closer
 	wg     sync.WaitGroup // handlers of requests still running
+	// process reports that the session is the stdio of a child process
+	// that Main runs, which an Exit fault may end.
+	process bool
 }
 
 // errSessionEnded is the cause of a session context that ended.
