@@ -23,6 +23,38 @@ type inbox struct {
 	fail atomic.Pointer[func(id []byte, err error)]
 
 	badResult error // what a response that does not decode matches
+
+	// notify, when set, is called after a message is queued and after the
+	// end (see onMessage).
+	notify atomic.Pointer[func()]
+}
+
+// onMessage makes the inbox call f after each message it queues and
+// after its end, outside its lock: the reader then need not wait in take.
+func (b *inbox) onMessage(f func()) {
+	b.notify.Store(&f)
+	f() // for what came before
+}
+
+// tryTake returns the next message without waiting: ok is false when
+// none is queued; once the inbox has ended and is empty, the reason.
+func (b *inbox) tryTake() (msg []byte, ok bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) > 0 {
+		msg = b.queue[0]
+		b.queue[0] = nil
+		b.queue = b.queue[1:]
+		b.bytes -= len(msg)
+		if len(b.queue) == 0 {
+			b.queue = nil // an idle inbox keeps no array
+		}
+		return msg, true, nil
+	}
+	if b.closed {
+		return nil, false, b.err
+	}
+	return nil, false, nil
 }
 
 // route hands the failure of the request id to the Connection's route,
@@ -81,6 +113,9 @@ func (b *inbox) kick() {
 	select {
 	case b.wake <- struct{}{}:
 	default:
+	}
+	if f := b.notify.Load(); f != nil {
+		(*f)()
 	}
 }
 

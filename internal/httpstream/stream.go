@@ -229,6 +229,16 @@ func (s *Stream) ReadObject(v any) error { return s.in.readObject(v) }
 
 func (s *Stream) ReadMessage() ([]byte, error) { return s.in.take() }
 
+// TryReadMessage returns the next message received, if one has come,
+// without waiting; once the stream has ended and every message was taken,
+// why it ended.
+func (s *Stream) TryReadMessage() ([]byte, bool, error) { return s.in.tryTake() }
+
+// OnMessage makes the stream call f, without waiting, whenever a message
+// has come and when it ends: the Connection then reads without a
+// goroutine waiting on the stream.
+func (s *Stream) OnMessage(f func()) { s.in.onMessage(f) }
+
 // WriteObject POSTs the message in the background: its answer, or the
 // error standing for it, arrives through ReadObject.
 func (s *Stream) WriteObject(obj any) error {
