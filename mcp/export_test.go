@@ -61,3 +61,10 @@ func SetHTTPProbeTimeout(d time.Duration) func() {
 	httpProbeTimeout = d
 	return func() { httpProbeTimeout = old }
 }
+
+// ServerIsLocal reports whether m counts its server name among the local
+// ones, which start in the smaller batches.
+func ServerIsLocal(m *Manager, name string) bool {
+	s, err := m.lookup(name)
+	return err == nil && s.local()
+}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,6 +225,9 @@ func lastLine(s string) string {
 // client over one transport and prints an idleResult.
 func idleClient(exe, cl, tr string, n int, url string) idleResult {
 	r := idleResult{Client: cl, Transport: tr, N: n}
+	if os.Getenv("BENCHCMP_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 1 // every allocation, for a profile of few sessions
+	}
 	connect, err := idleConnector(exe, cl, tr, url)
 	if err != nil {
 		r.Err = err.Error()
@@ -261,6 +265,13 @@ func idleClient(exe, cl, tr string, n int, url string) idleResult {
 	r.FDsPerSession = per(int64(held.fds), int64(before.fds))
 	r.RSSPerSession = per(held.rss, before.rss)
 	r.RSS = held.rss
+	if path := os.Getenv("BENCHCMP_HEAPPROFILE"); path != "" {
+		// The sessions' heap, to read with go tool pprof -sample_index=inuse_space.
+		if f, err := os.Create(fmt.Sprintf("%s.%s.%s", path, cl, tr)); err == nil {
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
 
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 64)
