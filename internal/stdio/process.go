@@ -119,7 +119,9 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 	s.lines = ndjson.NewStream(pipes{stdoutR, stdinW}, ndjson.StreamOptions{
 		MaxMessageSize: o.MaxMessageSize, Logger: logger.With("server", cmd.Path), Direct: stdinW, ReadFrom: stdoutR, Closed: o.Closed})
 	go s.drainStderr(userStderr)
-	go s.wait()
+	if !watchExit(cmd.Process.Pid, s.wait) {
+		go s.wait()
+	}
 	return s, nil
 }
 
