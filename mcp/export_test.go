@@ -52,7 +52,7 @@ func SetDrainTimeout(d time.Duration) func() {
 
 // CloseIdleHTTPConnections closes the idle connections of the HTTP client
 // the transports share by default, so that a test can count what is left.
-func CloseIdleHTTPConnections() { defaultHTTPClient.CloseIdleConnections() }
+func CloseIdleHTTPConnections() { closeIdleClients() }
 
 // SetHTTPProbeTimeout sets the bound of server/discover over HTTP, and
 // returns the function that restores it.

@@ -16,26 +16,11 @@ import (
 	"github.com/mcplug/mcplug/internal/redact"
 )
 
-// defaultHTTPClient is the HTTP transports' client when they are given
-// none: http.DefaultClient's settings, but keeping enough idle connections
-// per host for concurrent calls to reuse them (the default keeps two, so
-// that 64 goroutines calling one server dial for most of their calls).
-var defaultHTTPClient = &http.Client{Transport: func() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 256
-	return t
-}()}
-
-// newHTTPConfig fills in the defaults (defaultHTTPClient, slog.Default()),
-// sends the client's requests through auth when it is set, and makes the
-// client follow redirects only within rawURL's origin.
+// newHTTPConfig fills in the defaults (the origin's shared client, see
+// acquireClient, and slog.Default()), sends the client's requests through
+// auth when it is set, and makes the client follow redirects only within
+// rawURL's origin. The config's Release gives the shared client back.
 func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) httpstream.Config {
-	if client == nil {
-		client = defaultHTTPClient
-	}
-	if auth != nil {
-		client = withAuthorizer(client, auth)
-	}
 	var late *latelog.Target
 	if logger == nil {
 		logger, late = latelog.New()
@@ -47,9 +32,23 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 	} else {
 		u = nil
 	}
+	var streams *http.Client
+	var release func()
+	if client == nil {
+		client, streams, release = acquireClient(o)
+	}
+	if auth != nil {
+		client = withAuthorizer(client, auth)
+		if streams != nil {
+			streams = withAuthorizer(streams, auth)
+		}
+	}
+	if streams != nil {
+		streams = sameOriginClient(streams, o)
+	}
 	return httpstream.Config{
-		URL: rawURL, Parsed: u, Client: sameOriginClient(client, o), Headers: headers, HeaderFunc: headerFunc,
-		Logger: logger, Late: late, MaxMessageSize: max, Errors: httpErrors,
+		URL: rawURL, Parsed: u, Client: sameOriginClient(client, o), StreamClient: streams, Release: release,
+		Headers: headers, HeaderFunc: headerFunc, Logger: logger, Late: late, MaxMessageSize: max, Errors: httpErrors,
 	}
 }
 

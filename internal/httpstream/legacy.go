@@ -82,7 +82,7 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*S
 	}
 	got := make(chan result, 1)
 	go func() {
-		resp, err := cfg.do(req)
+		resp, err := cfg.doStream(req)
 		got <- result{resp, err}
 	}()
 	var resp *http.Response
@@ -305,6 +305,7 @@ func (s *SSE) Close() error {
 		s.wg.Wait()
 		s.in.end(s.cfg.errs.Closed)
 		s.in.discard()
+		s.cfg.release()
 	})
 	return nil
 }

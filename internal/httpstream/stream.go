@@ -1063,7 +1063,7 @@ func (s *Stream) get(ctx context.Context, lastEventID string) (*http.Response, e
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
 	s.sessionHeaders(req)
-	return s.cfg.do(req)
+	return s.cfg.doStream(req)
 }
 
 // openGet starts the stream of the server's own messages, once. It waits
@@ -1387,6 +1387,7 @@ func (s *Stream) Close() error {
 		}
 		s.in.end(s.cfg.errs.Closed)
 		s.in.discard()
+		s.cfg.release()
 	})
 	return nil
 }
