@@ -20,7 +20,17 @@ import (
 
 // readSSE is sse.Read with the bound's error as package mcp's.
 func (c *httpConfig) readSSE(r io.Reader, fn func(ev sse.Event) bool) error {
-	err := sse.Read(r, c.maxSize(), fn)
+	return c.readSSEWith(sse.Read, r, fn)
+}
+
+// readIdleSSE is readSSE for a stream idle most of the time: the server's
+// own messages (see sse.ReadIdle).
+func (c *httpConfig) readIdleSSE(r io.Reader, fn func(ev sse.Event) bool) error {
+	return c.readSSEWith(sse.ReadIdle, r, fn)
+}
+
+func (c *httpConfig) readSSEWith(read func(io.Reader, int, func(sse.Event) bool) error, r io.Reader, fn func(ev sse.Event) bool) error {
+	err := read(r, c.maxSize(), fn)
 	if tl, ok := err.(*sse.TooLargeError); ok {
 		return c.errs.TooLarge(tl.Size, tl.Max)
 	}
@@ -112,7 +122,7 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*S
 		defer s.wg.Done()
 		defer resp.Body.Close()
 		sent := false
-		err := cfg.readSSE(resp.Body, func(ev sse.Event) bool {
+		err := cfg.readIdleSSE(resp.Body, func(ev sse.Event) bool {
 			switch ev.Type {
 			case "endpoint":
 				if !sent {

@@ -940,7 +940,11 @@ func previewQuoted(b []byte) string {
 // retry delay. x.n counts the messages delivered. Data that is not a
 // JSON-RPC message is skipped.
 func (s *Stream) readEvents(r io.Reader, x *exchange) (done bool, last string, retry time.Duration, err error) {
-	err = s.cfg.readSSE(r, func(ev sse.Event) bool {
+	read := s.cfg.readSSE
+	if !isRequest(x.top) { // the GET stream: idle most of the time
+		read = s.cfg.readIdleSSE
+	}
+	err = read(r, func(ev sse.Event) bool {
 		if ev.ID != "" {
 			last = ev.ID
 		}

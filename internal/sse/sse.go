@@ -36,16 +36,25 @@ type Event struct {
 // end of the stream or when fn returns false; an event or line longer
 // than max bytes is a *TooLargeError.
 func Read(r io.Reader, max int, fn func(ev Event) bool) error {
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(r)
-	defer func() {
-		br.Reset(nil)
-		readers.Put(br)
-	}()
+	return read(r, max, false, fn)
+}
+
+// ReadIdle is Read for a stream that is idle most of the time (the
+// server's own messages): while nothing is buffered, it waits holding
+// no buffer, and it keeps no large one between events.
+func ReadIdle(r io.Reader, max int, fn func(ev Event) bool) error {
+	return read(r, max, true, fn)
+}
+
+func read(r io.Reader, max int, idle bool, fn func(ev Event) bool) error {
+	lr := &lineReader{src: r, max: max, idle: idle}
+	defer lr.release()
+	if !idle {
+		lr.take()
+	}
 	var ev Event
 	var data bytes.Buffer
 	hasData := false
-	lr := lineReader{br: br, max: max}
 	for {
 		line, err := lr.next()
 		if err != nil && err != io.EOF {
@@ -61,6 +70,9 @@ func Read(r io.Reader, max int, fn func(ev Event) bool) error {
 			}
 			ev, hasData = Event{}, false
 			data.Reset()
+			if idle && data.Cap() > 4<<10 {
+				data = bytes.Buffer{} // a large event's buffer is not kept while idle
+			}
 		case len(line) > 0 && line[0] == ':': // a comment
 		case len(line) > 0:
 			field, value, _ := bytes.Cut(line, []byte{':'})
@@ -92,10 +104,60 @@ func Read(r io.Reader, max int, fn func(ev Event) bool) error {
 // lineReader reads the lines of an event stream: each ends with CR, LF
 // or CRLF, as the SSE spec allows.
 type lineReader struct {
-	br      *bufio.Reader
+	src     io.Reader
+	br      *bufio.Reader // from readers; nil while an idle reader waits
 	max     int
 	afterCR bool // the last line ended with CR: a LF first is its CRLF
 	long    []byte
+	// An idle reader gives br back while it waits, reading one byte
+	// without it; first is that byte, read before the rest of src.
+	idle     bool
+	one      [1]byte
+	hasFirst bool
+}
+
+// take gets a buffered reader of src (after the byte read first, if any).
+func (lr *lineReader) take() {
+	lr.br = readers.Get().(*bufio.Reader)
+	lr.br.Reset(lr)
+}
+
+// release gives the buffered reader back.
+func (lr *lineReader) release() {
+	if lr.br != nil {
+		lr.br.Reset(nil)
+		readers.Put(lr.br)
+		lr.br = nil
+	}
+}
+
+// Read is src, after the byte an idle wait read: that byte and what src
+// has after it (it has come: the rest of the event is on its way).
+func (lr *lineReader) Read(p []byte) (int, error) {
+	if lr.hasFirst && len(p) > 0 {
+		lr.hasFirst = false
+		p[0] = lr.one[0]
+		n, err := lr.src.Read(p[1:])
+		return n + 1, err
+	}
+	return lr.src.Read(p)
+}
+
+// wait waits for src to have something to read, holding no buffered
+// reader.
+func (lr *lineReader) wait() error {
+	lr.release()
+	for {
+		n, err := lr.src.Read(lr.one[:])
+		if n == 1 {
+			lr.hasFirst = true
+			lr.take()
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // next returns the next line without its end; at the end of the stream,
@@ -104,6 +166,11 @@ type lineReader struct {
 func (lr *lineReader) next() ([]byte, error) {
 	lr.long = lr.long[:0]
 	for {
+		if lr.idle && (lr.br == nil || lr.br.Buffered() == 0 && !lr.hasFirst) {
+			if err := lr.wait(); err != nil {
+				return lr.long, err
+			}
+		}
 		if lr.br.Buffered() == 0 {
 			if _, err := lr.br.Peek(1); err != nil {
 				return lr.long, err
