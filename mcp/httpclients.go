@@ -35,8 +35,11 @@ type originClient struct {
 	origin  string
 	posts   *http.Client // requests and their answers
 	streams *http.Client // GET streams
-	users   int          // connections open through it
-	linger  *time.Timer  // set while it has no user: closes its idle connections
+	// The same, following redirects only within the origin, shared by
+	// the connections that add nothing to them (no Authorizer).
+	samePosts, sameStreams *http.Client
+	users                  int         // connections open through it
+	linger                 *time.Timer // set while it has no user: closes its idle connections
 }
 
 // newTransport is http.DefaultTransport's settings, keeping maxIdle idle
@@ -50,18 +53,19 @@ func newTransport(maxIdle, size int) *http.Transport {
 
 // acquireClient returns the shared client of origin for one more
 // connection, and what gives it back (once) when the connection closes.
-func acquireClient(origin string) (posts, streams *http.Client, release func()) {
+func acquireClient(origin string) (oc *originClient, release func()) {
 	originClients.Lock()
 	defer originClients.Unlock()
 	if originClients.m == nil {
 		originClients.m = map[string]*originClient{}
 	}
-	oc := originClients.m[origin]
+	oc = originClients.m[origin]
 	if oc == nil {
 		oc = &originClient{origin: origin,
 			posts:   &http.Client{Transport: newTransport(maxIdlePerHost, 0)},
 			streams: &http.Client{Transport: newTransport(2, 1<<10)},
 		}
+		oc.samePosts, oc.sameStreams = sameOriginClient(oc.posts, origin), sameOriginClient(oc.streams, origin)
 		originClients.m[origin] = oc
 	}
 	oc.users++
@@ -70,7 +74,7 @@ func acquireClient(origin string) (posts, streams *http.Client, release func()) 
 		oc.linger = nil
 	}
 	var once sync.Once
-	return oc.posts, oc.streams, func() { once.Do(oc.release) }
+	return oc, func() { once.Do(oc.release) }
 }
 
 // release gives back one connection's use of oc; after the last,

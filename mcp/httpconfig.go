@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 
 	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/latelog"
@@ -26,7 +27,7 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 		logger, late = latelog.New()
 	}
 	o := ""
-	u, err := url.Parse(rawURL)
+	u, err := parseURL(rawURL)
 	if err == nil {
 		o = originOf(u)
 	} else {
@@ -34,22 +35,53 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 	}
 	var streams *http.Client
 	var release func()
-	if client == nil {
-		client, streams, release = acquireClient(o)
-	}
-	if auth != nil {
-		client = withAuthorizer(client, auth)
-		if streams != nil {
-			streams = withAuthorizer(streams, auth)
-		}
-	}
-	if streams != nil {
-		streams = sameOriginClient(streams, o)
+	switch {
+	case client == nil && auth == nil:
+		var oc *originClient
+		oc, release = acquireClient(o)
+		client, streams = oc.samePosts, oc.sameStreams
+	case client == nil:
+		var oc *originClient
+		oc, release = acquireClient(o)
+		client = sameOriginClient(withAuthorizer(oc.posts, auth), o)
+		streams = sameOriginClient(withAuthorizer(oc.streams, auth), o)
+	case auth != nil:
+		client = sameOriginClient(withAuthorizer(client, auth), o)
+	default:
+		client = sameOriginClient(client, o)
 	}
 	return httpstream.Config{
-		URL: rawURL, Parsed: u, Client: sameOriginClient(client, o), StreamClient: streams, Release: release,
+		URL: rawURL, Parsed: u, Client: client, StreamClient: streams, Release: release,
 		Headers: headers, HeaderFunc: headerFunc, Logger: logger, Late: late, MaxMessageSize: max, Errors: httpErrors,
 	}
+}
+
+// parsedURLs are the servers' URLs parsed, shared by the connections to
+// each (nobody writes to them): at most maxParsedURLs are kept.
+var parsedURLs struct {
+	sync.Mutex
+	m map[string]*url.URL
+}
+
+const maxParsedURLs = 256
+
+// parseURL is url.Parse, of a URL parsed once for all the connections to
+// it.
+func parseURL(raw string) (*url.URL, error) {
+	parsedURLs.Lock()
+	defer parsedURLs.Unlock()
+	if u, ok := parsedURLs.m[raw]; ok {
+		return u, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if parsedURLs.m == nil || len(parsedURLs.m) >= maxParsedURLs {
+		parsedURLs.m = map[string]*url.URL{}
+	}
+	parsedURLs.m[raw] = u
+	return u, nil
 }
 
 // httpErrors are this package's errors, as the HTTP streams report them.

@@ -14,7 +14,7 @@ type inbox struct {
 	mu     sync.Mutex
 	queue  [][]byte
 	bytes  int // in queue
-	wake   chan struct{}
+	wake   chan struct{} // made by the first take that waits
 	closed bool
 	err    error // why the stream ended, returned once the queue is empty
 
@@ -81,7 +81,7 @@ func (b *inbox) failRequest(id []byte, err error) {
 func (b *inbox) routeFailures(f func(id []byte, err error)) { b.fail.Store(&f) }
 
 func newInbox(badResult error) *inbox {
-	return &inbox{wake: make(chan struct{}, 1), badResult: badResult}
+	return &inbox{badResult: badResult}
 }
 
 func (b *inbox) put(msg []byte) {
@@ -110,9 +110,14 @@ func (b *inbox) putBounded(msg []byte, max int) error {
 }
 
 func (b *inbox) kick() {
-	select {
-	case b.wake <- struct{}{}:
-	default:
+	b.mu.Lock()
+	wake := b.wake
+	b.mu.Unlock()
+	if wake != nil {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
 	}
 	if f := b.notify.Load(); f != nil {
 		(*f)()
@@ -154,8 +159,12 @@ func (b *inbox) take() ([]byte, error) {
 			b.mu.Unlock()
 			return nil, err
 		}
+		if b.wake == nil {
+			b.wake = make(chan struct{}, 1)
+		}
+		wake := b.wake
 		b.mu.Unlock()
-		<-b.wake
+		<-wake
 	}
 }
 

@@ -111,6 +111,8 @@ type Stream struct {
 	// handles that notification.
 	initialized chan struct{}
 
+	posts *postEnd // the POSTs sent by their callers (see endWithStream)
+
 	modern string                 // the modern protocol version spoken, or "" (legacy)
 	extra  map[string]http.Header // headers for the POST of a request, by id
 }
@@ -127,6 +129,7 @@ type exchange struct {
 	n   int // messages delivered so far
 	// body is the SSE stream of the answer, as it is read.
 	body endWatch
+	end  postEnd // a request sent by its caller: Close ends it
 }
 
 // endWatch is a body that notes when a read meets its end.
@@ -324,9 +327,10 @@ func (s *Stream) PostNotification(ctx context.Context, b []byte) bool {
 		timeout = min(timeout, initializedWait)
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
-	stop := context.AfterFunc(s.life, cancel)
+	end := &postEnd{cancel: cancel}
+	s.endWithStream(end)
 	defer func() {
-		stop()
+		s.stopEnding(end)
 		cancel()
 	}()
 	if initialized {
@@ -393,15 +397,68 @@ func (s *Stream) PostRequest(ctx context.Context, b []byte, h http.Header, own f
 	x := &exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
 	if ctx.Done() != nil {
 		pctx, cancel := context.WithCancel(ctx)
-		stop := context.AfterFunc(s.life, cancel)
+		x.end.cancel = cancel
+		s.endWithStream(&x.end)
 		defer func() {
-			stop()
+			s.stopEnding(&x.end)
 			cancel()
 		}()
 		x.ctx = pctx
 	}
 	s.send(x)
 	return true
+}
+
+// postEnd is the end of a POST that runs under its caller's ctx: Close
+// ends it too. The stream keeps them in a list of its own, not in its
+// life's context, whose map of children an idle stream would keep.
+type postEnd struct {
+	cancel     context.CancelFunc
+	prev, next *postEnd
+}
+
+// endWithStream makes Close call p.cancel, until stopEnding; once the
+// stream is closed, it calls it at once.
+func (s *Stream) endWithStream(p *postEnd) {
+	s.mu.Lock()
+	if s.life.Err() != nil {
+		s.mu.Unlock()
+		p.cancel()
+		return
+	}
+	p.next = s.posts
+	if p.next != nil {
+		p.next.prev = p
+	}
+	s.posts = p
+	s.mu.Unlock()
+}
+
+// stopEnding takes p out of the list of endWithStream.
+func (s *Stream) stopEnding(p *postEnd) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case p.prev != nil:
+		p.prev.next = p.next
+	case s.posts == p:
+		s.posts = p.next
+	default:
+		return // not in the list
+	}
+	if p.next != nil {
+		p.next.prev = p.prev
+	}
+	p.prev, p.next = nil, nil
+}
+
+// endPosts ends every POST of endWithStream; the stream's life has ended.
+func (s *Stream) endPosts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := s.posts; p != nil; p = p.next {
+		p.cancel()
+	}
 }
 
 // awaitInitialized waits until the POST of notifications/initialized is
@@ -1372,6 +1429,7 @@ func (s *Stream) Close() error {
 			timer.Stop()
 		}
 		s.cancel()
+		s.endPosts()
 		s.wg.Wait()
 		s.mu.Lock()
 		session, legacy := s.session, s.legacy

@@ -218,6 +218,7 @@ func (r *Reader) RunOnDemand(ended func()) bool {
 		return false
 	}
 	r.pushed, r.ended = p, ended
+	r.wake = nil // no background reader to wake
 	p.OnMessage(r.demand)
 	r.demand() // what came before
 	return true
