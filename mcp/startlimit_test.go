@@ -19,9 +19,9 @@ import (
 // startCounter is a set of fake servers that each take a while to start
 // (in the fake time of testing/synctest), counting how many start at once.
 type startCounter struct {
-	mu              sync.Mutex
-	inFlight, most  int
-	started, failed []string
+	mu             sync.Mutex
+	inFlight, most int
+	started        []string
 }
 
 // transport is a server that takes startup to start, then is served in

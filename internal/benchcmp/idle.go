@@ -98,6 +98,9 @@ func runIdle(exe string, n, stdioN, connects, rounds int, chosen func(string) bo
 				} else {
 					target = servers[tr].url
 				}
+				if count <= 0 {
+					continue
+				}
 				var r idleResult
 				if err := runChild(exe, &r, "idle-client", cl, tr, strconv.Itoa(count), target); err != nil {
 					r = idleResult{Client: cl, Transport: tr, N: count, Err: err.Error()}

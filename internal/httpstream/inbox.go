@@ -13,7 +13,7 @@ import (
 type inbox struct {
 	mu     sync.Mutex
 	queue  [][]byte
-	bytes  int // in queue
+	bytes  int           // in queue
 	wake   chan struct{} // made by the first take that waits
 	closed bool
 	err    error // why the stream ended, returned once the queue is empty
