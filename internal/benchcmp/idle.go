@@ -238,13 +238,15 @@ func idleClient(exe, cl, tr string, n int, url string) idleResult {
 	}
 	ctx := context.Background()
 	// One session first, closed again: what a client sets up once (its
-	// pools, its memory of the server) is not a session's cost.
+	// pools, its memory of the server), and what a Close leaves for a
+	// moment, are not a session's cost.
 	if c, err := connect(ctx); err != nil {
 		r.Err = err.Error()
 		return r
 	} else {
 		c.close()
 	}
+	time.Sleep(time.Second)
 	before := snapshot()
 	sessions := make([]client, 0, n)
 	start := time.Now()

@@ -3,7 +3,9 @@
 package stdio
 
 import (
+	"os/exec"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,38 +14,70 @@ import (
 // goroutine, whichever their number: the children's pidfds are in one
 // epoll set, and a child costs no goroutine of its own until it exits.
 // The goroutine runs while a child is watched.
+//
+// The pidfd is the one os/exec asks the kernel for at the start
+// (SysProcAttr.PidFD), which os.Process keeps a duplicate of: once it is
+// in the set, our copy is closed, and the child costs no descriptor more
+// than os/exec's own. Each is registered for one event (EPOLLONESHOT) under
+// a number of its own, since its descriptor number is no longer ours.
 var exits = struct {
 	mu      sync.Mutex
 	epfd    int // 0 until made
+	next    int32
 	waiting map[int32]func()
 	running bool
 }{}
 
-// watchExit calls exited, in a goroutine of its own, once process pid has
-// exited (it is not reaped: cmd.Wait then returns at once). It reports
-// false, having done nothing, when the process cannot be watched so (a
-// kernel without pidfds): then a goroutine must wait for it.
-func watchExit(pid int, exited func()) bool {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
+// askPidfd asks os/exec for the child's pidfd, unless the caller did;
+// it returns where it will be, or nil.
+func askPidfd(cmd *exec.Cmd) *int {
+	var attr syscall.SysProcAttr
+	if cmd.SysProcAttr != nil {
+		if cmd.SysProcAttr.PidFD != nil {
+			return nil // the caller's own
+		}
+		attr = *cmd.SysProcAttr // a copy: the caller's may be shared
+	}
+	fd := -1
+	attr.PidFD = &fd
+	cmd.SysProcAttr = &attr
+	return &fd
+}
+
+// closePidfd closes the pidfd of a child that did not start, if any.
+func closePidfd(pidfd *int) {
+	if pidfd != nil && *pidfd >= 0 {
+		unix.Close(*pidfd)
+	}
+}
+
+// watchExit calls exited, in a goroutine of its own, once the process of
+// pidfd (from askPidfd, after the start; it is closed here) has exited (it
+// is not reaped: cmd.Wait then returns at once). It reports false when the
+// process cannot be watched so (no pidfd: an old kernel): then a
+// goroutine must wait for it.
+func watchExit(pidfd *int, exited func()) bool {
+	if pidfd == nil || *pidfd < 0 {
 		return false
 	}
+	fd := *pidfd
+	defer unix.Close(fd)
 	exits.mu.Lock()
 	defer exits.mu.Unlock()
 	if exits.epfd == 0 {
 		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 		if err != nil {
-			unix.Close(fd)
 			return false
 		}
 		exits.epfd = epfd
 		exits.waiting = map[int32]func(){}
 	}
-	if err := unix.EpollCtl(exits.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}); err != nil {
-		unix.Close(fd)
+	exits.next++
+	key := exits.next
+	if err := unix.EpollCtl(exits.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: key}); err != nil {
 		return false
 	}
-	exits.waiting[int32(fd)] = exited
+	exits.waiting[key] = exited
 	if !exits.running {
 		exits.running = true
 		go watchExits(exits.epfd)
@@ -52,30 +86,18 @@ func watchExit(pid int, exited func()) bool {
 }
 
 // watchExits hands each exit to its callback, and returns once no child
-// is watched.
+// is watched. The pidfd leaves the set by itself when os.Process closes
+// its copy, once the child is reaped.
 func watchExits(epfd int) {
 	events := make([]unix.EpollEvent, 16)
 	for {
-		n, err := unix.EpollWait(epfd, events, -1)
+		n, _ := unix.EpollWait(epfd, events, -1) // EINTR: look again
 		exits.mu.Lock()
-		if err != nil && err != unix.EINTR {
-			// Not expected of a valid epoll set: let every child be waited
-			// for by a goroutine of its own instead.
-			for fd, exited := range exits.waiting {
-				delete(exits.waiting, fd)
-				unix.EpollCtl(epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
-				go waitPidfd(int(fd), exited)
-			}
-		}
 		for _, ev := range events[:max(n, 0)] {
-			exited, ok := exits.waiting[ev.Fd]
-			if !ok {
-				continue
+			if exited, ok := exits.waiting[ev.Fd]; ok {
+				delete(exits.waiting, ev.Fd)
+				go exited()
 			}
-			delete(exits.waiting, ev.Fd)
-			unix.EpollCtl(epfd, unix.EPOLL_CTL_DEL, int(ev.Fd), nil)
-			unix.Close(int(ev.Fd))
-			go exited()
 		}
 		if len(exits.waiting) == 0 {
 			exits.running = false
@@ -84,14 +106,4 @@ func watchExits(epfd int) {
 		}
 		exits.mu.Unlock()
 	}
-}
-
-// waitPidfd waits for the exit of the process of pidfd fd, without
-// reaping it, then calls exited.
-func waitPidfd(fd int, exited func()) {
-	var info unix.Siginfo
-	for unix.Waitid(unix.P_PIDFD, fd, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
-	}
-	unix.Close(fd)
-	exited()
 }

@@ -84,7 +84,9 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 		cmd.WaitDelay = timeout
 	}
 	ownGroup := procgroup.Own(cmd)
+	pidfd := askPidfd(cmd)
 	if err := cmd.Start(); err != nil {
+		closePidfd(pidfd)
 		closeAll()
 		cmd.Stderr = userStderr
 		return nil, fmt.Errorf("mcp: start server %q: %w", cmd.Path, err)
@@ -119,7 +121,7 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 	s.lines = ndjson.NewStream(pipes{stdoutR, stdinW}, ndjson.StreamOptions{
 		MaxMessageSize: o.MaxMessageSize, Logger: logger.With("server", cmd.Path), Direct: stdinW, ReadFrom: stdoutR, Closed: o.Closed})
 	go s.drainStderr(userStderr)
-	if !watchExit(cmd.Process.Pid, s.wait) {
+	if !watchExit(pidfd, s.wait) {
 		go s.wait()
 	}
 	return s, nil
