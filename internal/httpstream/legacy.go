@@ -20,17 +20,17 @@ import (
 
 // readSSE is sse.Read with the bound's error as package mcp's.
 func (c *httpConfig) readSSE(r io.Reader, fn func(ev sse.Event) bool) error {
-	return c.readSSEWith(sse.Read, r, fn)
+	return c.sseErr(sse.Read(r, c.maxSize(), fn))
 }
 
 // readIdleSSE is readSSE for a stream idle most of the time: the server's
 // own messages (see sse.ReadIdle).
 func (c *httpConfig) readIdleSSE(r io.Reader, fn func(ev sse.Event) bool) error {
-	return c.readSSEWith(sse.ReadIdle, r, fn)
+	return c.sseErr(sse.ReadIdle(r, c.maxSize(), fn))
 }
 
-func (c *httpConfig) readSSEWith(read func(io.Reader, int, func(sse.Event) bool) error, r io.Reader, fn func(ev sse.Event) bool) error {
-	err := read(r, c.maxSize(), fn)
+// sseErr is err, the bound's error made package mcp's.
+func (c *httpConfig) sseErr(err error) error {
 	if tl, ok := err.(*sse.TooLargeError); ok {
 		return c.errs.TooLarge(tl.Size, tl.Max)
 	}

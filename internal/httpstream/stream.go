@@ -997,11 +997,7 @@ func previewQuoted(b []byte) string {
 // retry delay. x.n counts the messages delivered. Data that is not a
 // JSON-RPC message is skipped.
 func (s *Stream) readEvents(r io.Reader, x *exchange) (done bool, last string, retry time.Duration, err error) {
-	read := s.cfg.readSSE
-	if !isRequest(x.top) { // the GET stream: idle most of the time
-		read = s.cfg.readIdleSSE
-	}
-	err = read(r, func(ev sse.Event) bool {
+	each := func(ev sse.Event) bool {
 		if ev.ID != "" {
 			last = ev.ID
 		}
@@ -1026,7 +1022,13 @@ func (s *Stream) readEvents(r io.Reader, x *exchange) (done bool, last string, r
 		x.n++
 		s.deliver(ev.Data)
 		return true
-	})
+	}
+	// Called directly, so that each stays on the stack.
+	if isRequest(x.top) {
+		err = s.cfg.readSSE(r, each)
+	} else { // the GET stream: idle most of the time
+		err = s.cfg.readIdleSSE(r, each)
+	}
 	return done, last, retry, err
 }
 

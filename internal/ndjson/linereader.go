@@ -49,14 +49,35 @@ type lineReader struct {
 	r, w  int             // buf[r:w] is buffered
 	peak  int             // the longest line since the buffer was last given back
 	err   error           // the read's error, returned once what is buffered is taken
+
+	// rawFill is b.fillRaw, bound once: a read allocates nothing.
+	rawFill func(fd uintptr) bool
+	n       int   // rawFill's bytes read
+	rerr    error // and its error
 }
 
 func newLineReader(src io.Reader, f *os.File) *lineReader {
 	lr := &lineReader{src: src}
 	if f != nil {
 		lr.rc = pipeConn(f)
+		lr.rawFill = lr.fillRaw
 	}
 	return lr
+}
+
+// fillRaw is one read of the pipe, into a buffer taken now; when the
+// pipe has nothing, the buffer is given back (if nothing is buffered) and
+// it reports false: the caller waits for the pipe, holding none.
+func (b *lineReader) fillRaw(fd uintptr) bool {
+	if b.bp == nil {
+		b.bp = getBuf(b.class)
+	}
+	b.n, b.rerr = rawRead(fd, (*b.bp)[b.w:])
+	if b.rerr == syscall.EAGAIN {
+		b.release() // waiting holds no buffer
+		return false
+	}
+	return true
 }
 
 func (b *lineReader) ReadSlice(delim byte) ([]byte, error) {
@@ -136,19 +157,8 @@ func (b *lineReader) fill() {
 		}
 		return
 	}
-	var n int
-	var rerr error
-	err := b.rc.Read(func(fd uintptr) bool {
-		if b.bp == nil {
-			b.bp = getBuf(b.class)
-		}
-		n, rerr = rawRead(fd, (*b.bp)[b.w:])
-		if rerr == syscall.EAGAIN {
-			b.release() // waiting holds no buffer
-			return false
-		}
-		return true
-	})
+	err := b.rc.Read(b.rawFill)
+	n, rerr := b.n, b.rerr
 	switch {
 	case err != nil:
 		b.err = err // closed, or a deadline
@@ -180,35 +190,44 @@ func DrainIdle(f *os.File, each func([]byte)) error {
 			}
 		}
 	}
-	var bp *[]byte
+	d := &drainer{}
+	fill := d.fill
 	defer func() {
-		if bp != nil {
-			putBuf(0, bp)
+		if d.bp != nil {
+			putBuf(0, d.bp)
 		}
 	}()
 	for {
-		var n int
-		var rerr error
-		err := rc.Read(func(fd uintptr) bool {
-			if bp == nil {
-				bp = getBuf(0)
-			}
-			n, rerr = rawRead(fd, *bp)
-			if rerr == syscall.EAGAIN {
-				putBuf(0, bp)
-				bp = nil
-				return false
-			}
-			return true
-		})
+		err := rc.Read(fill)
 		switch {
 		case err != nil:
 			return err
-		case rerr != nil:
-			return &os.PathError{Op: "read", Path: "pipe", Err: rerr}
-		case n == 0:
+		case d.rerr != nil:
+			return &os.PathError{Op: "read", Path: "pipe", Err: d.rerr}
+		case d.n == 0:
 			return io.EOF
 		}
-		each((*bp)[:n])
+		each((*d.bp)[:d.n])
 	}
+}
+
+// drainer is DrainIdle's read: a buffer only while there is something to
+// read.
+type drainer struct {
+	bp   *[]byte
+	n    int
+	rerr error
+}
+
+func (d *drainer) fill(fd uintptr) bool {
+	if d.bp == nil {
+		d.bp = getBuf(0)
+	}
+	d.n, d.rerr = rawRead(fd, *d.bp)
+	if d.rerr == syscall.EAGAIN {
+		putBuf(0, d.bp)
+		d.bp = nil
+		return false
+	}
+	return true
 }

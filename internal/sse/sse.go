@@ -47,11 +47,14 @@ func ReadIdle(r io.Reader, max int, fn func(ev Event) bool) error {
 }
 
 func read(r io.Reader, max int, idle bool, fn func(ev Event) bool) error {
-	lr := &lineReader{src: r, max: max, idle: idle}
-	defer lr.release()
-	if !idle {
-		lr.take()
+	lr := lineReader{max: max}
+	if idle {
+		lr.idle = &idleSource{src: r}
+	} else {
+		lr.br = readers.Get().(*bufio.Reader)
+		lr.br.Reset(r)
 	}
+	defer lr.release()
 	var ev Event
 	var data bytes.Buffer
 	hasData := false
@@ -104,22 +107,20 @@ func read(r io.Reader, max int, idle bool, fn func(ev Event) bool) error {
 // lineReader reads the lines of an event stream: each ends with CR, LF
 // or CRLF, as the SSE spec allows.
 type lineReader struct {
-	src     io.Reader
 	br      *bufio.Reader // from readers; nil while an idle reader waits
 	max     int
 	afterCR bool // the last line ended with CR: a LF first is its CRLF
 	long    []byte
-	// An idle reader gives br back while it waits, reading one byte
-	// without it; first is that byte, read before the rest of src.
-	idle     bool
-	one      [1]byte
-	hasFirst bool
+	idle    *idleSource // set for ReadIdle
 }
 
-// take gets a buffered reader of src (after the byte read first, if any).
-func (lr *lineReader) take() {
-	lr.br = readers.Get().(*bufio.Reader)
-	lr.br.Reset(lr)
+// idleSource is the stream of ReadIdle, which gives its buffered reader
+// back while it waits, reading one byte without it: first is that byte,
+// read before the rest of src.
+type idleSource struct {
+	src      io.Reader
+	one      [1]byte
+	hasFirst bool
 }
 
 // release gives the buffered reader back.
@@ -133,25 +134,27 @@ func (lr *lineReader) release() {
 
 // Read is src, after the byte an idle wait read: that byte and what src
 // has after it (it has come: the rest of the event is on its way).
-func (lr *lineReader) Read(p []byte) (int, error) {
-	if lr.hasFirst && len(p) > 0 {
-		lr.hasFirst = false
-		p[0] = lr.one[0]
-		n, err := lr.src.Read(p[1:])
+func (s *idleSource) Read(p []byte) (int, error) {
+	if s.hasFirst && len(p) > 0 {
+		s.hasFirst = false
+		p[0] = s.one[0]
+		n, err := s.src.Read(p[1:])
 		return n + 1, err
 	}
-	return lr.src.Read(p)
+	return s.src.Read(p)
 }
 
-// wait waits for src to have something to read, holding no buffered
-// reader.
+// wait waits for the idle source to have something to read, holding no
+// buffered reader.
 func (lr *lineReader) wait() error {
 	lr.release()
+	s := lr.idle
 	for {
-		n, err := lr.src.Read(lr.one[:])
+		n, err := s.src.Read(s.one[:])
 		if n == 1 {
-			lr.hasFirst = true
-			lr.take()
+			s.hasFirst = true
+			lr.br = readers.Get().(*bufio.Reader)
+			lr.br.Reset(s)
 			return nil
 		}
 		if err != nil {
@@ -166,7 +169,7 @@ func (lr *lineReader) wait() error {
 func (lr *lineReader) next() ([]byte, error) {
 	lr.long = lr.long[:0]
 	for {
-		if lr.idle && (lr.br == nil || lr.br.Buffered() == 0 && !lr.hasFirst) {
+		if lr.idle != nil && (lr.br == nil || lr.br.Buffered() == 0 && !lr.idle.hasFirst) {
 			if err := lr.wait(); err != nil {
 				return lr.long, err
 			}
