@@ -52,7 +52,8 @@ func newTransport(maxIdle, size int) *http.Transport {
 }
 
 // acquireClient returns the shared client of origin for one more
-// connection, and what gives it back (once) when the connection closes.
+// connection, and what gives it back when the connection closes, to be
+// called once (httpstream's config calls its Release once).
 func acquireClient(origin string) (oc *originClient, release func()) {
 	originClients.Lock()
 	defer originClients.Unlock()
@@ -73,8 +74,7 @@ func acquireClient(origin string) (oc *originClient, release func()) {
 		oc.linger.Stop()
 		oc.linger = nil
 	}
-	var once sync.Once
-	return oc, func() { once.Do(oc.release) }
+	return oc, oc.release
 }
 
 // release gives back one connection's use of oc; after the last,
