@@ -287,12 +287,17 @@ func newConnection(s Stream, opts *Options) *Connection {
 	c.life, c.lifeCancel = context.WithCancel(context.Background())
 	c.stream = newConnStream(s, c)
 	c.disp = newDispatcher(c)
-	go func() {
-		c.stream.r.Run() // until the stream ends
+	ended := func() {
 		c.stream.Close() // a stream that ended by itself is released (a process reaped)
 		close(c.readOver)
-	}()
-	go c.disp.run(c.readOver)
+		c.disp.finish()
+	}
+	if !c.stream.r.RunOnDemand(ended) {
+		go func() {
+			c.stream.r.Run() // until the stream ends
+			ended()
+		}()
+	}
 	return c
 }
 

@@ -27,23 +27,27 @@ const (
 
 // dispatcher serves the server's requests and notifications. The reader
 // (a call, or the background reader) calls handle, where waiting would
-// stall every response, so handle only enqueues; one goroutine (run)
-// serves the queue in order.
+// stall every response, so handle only enqueues; a goroutine serves the
+// queue in order, started when a message is queued and gone once the queue
+// is empty, so that an idle connection holds none.
 type dispatcher struct {
 	c        *Connection
 	mu       sync.Mutex
 	queue    []*request
-	notifs   int // notifications in queue
-	requests int // server requests queued or being served
+	spare    []*request // the queue's last array, for the next batch
+	notifs   int        // notifications in queue
+	requests int        // server requests queued or being served
 	dropped  int
-	wake     chan struct{}
+	serving  bool          // a goroutine serves the queue
+	over     bool          // reading ended: nothing more is served
+	idle     chan struct{} // closed by the serving goroutine when it returns after over is set; nil while none is awaited
 
 	inflight  map[string]context.CancelFunc // server requests being served, by id
 	cancelled map[string]bool               // ids cancelled while the dispatcher held them
 }
 
 func newDispatcher(c *Connection) *dispatcher {
-	return &dispatcher{c: c, wake: make(chan struct{}, 1)}
+	return &dispatcher{c: c}
 }
 
 // handle takes a message the reader read. It never blocks. Progress is
@@ -60,6 +64,9 @@ func (d *dispatcher) handle(req *request) {
 	}
 	d.mu.Lock()
 	switch {
+	case d.over:
+		d.mu.Unlock()
+		return
 	case req.notif() && d.notifs >= maxQueued:
 		d.dropped++
 		d.mu.Unlock()
@@ -77,10 +84,11 @@ func (d *dispatcher) handle(req *request) {
 		d.requests++
 	}
 	d.queue = append(d.queue, req)
+	start := !d.serving
+	d.serving = true
 	d.mu.Unlock()
-	select {
-	case d.wake <- struct{}{}:
-	default:
+	if start {
+		go d.serveQueue()
 	}
 }
 
@@ -91,48 +99,72 @@ func (d *dispatcher) requestDone() {
 	d.mu.Unlock()
 }
 
-// run serves the queue until the connection ends, then cancels the server
-// requests in flight, waits for their handlers and marks the connection
-// done.
-func (d *dispatcher) run(disconnect <-chan struct{}) {
+// serveQueue serves the queue in order until it is empty, or until
+// reading has ended (Close does not wait for a backlog).
+func (d *dispatcher) serveQueue() {
+	var batch []*request
+	for {
+		d.mu.Lock()
+		if d.over {
+			d.queue, d.notifs = nil, 0
+		}
+		batch, d.queue = d.queue, d.spare[:0]
+		d.spare = nil
+		dropped := d.dropped
+		d.dropped = 0
+		if len(batch) == 0 {
+			d.serving = false
+			if d.idle != nil {
+				close(d.idle)
+				d.idle = nil
+			}
+			d.mu.Unlock()
+			return
+		}
+		d.mu.Unlock()
+		if dropped > 0 {
+			d.c.logger.Warn("mcp: dropped notifications from a server that sends faster than they are handled", "count", dropped)
+		}
+		for i, req := range batch {
+			d.mu.Lock()
+			over := d.over
+			if !over && req.notif() {
+				d.notifs--
+			}
+			d.mu.Unlock()
+			if over {
+				break
+			}
+			d.serve(req)
+			batch[i] = nil
+		}
+		clear(batch)
+		d.mu.Lock()
+		if cap(batch) <= maxQueued {
+			d.spare = batch[:0]
+		}
+		d.mu.Unlock()
+	}
+}
+
+// finish runs once reading has ended: nothing more is served, the server
+// requests in flight are cancelled and their handlers awaited, and the
+// connection is marked done.
+func (d *dispatcher) finish() {
 	defer close(d.c.done)
 	defer d.c.endSession()
 	defer d.c.handlers.Wait()
 	defer d.c.lifeCancel()
-	var batch []*request
-	for {
-		select {
-		case <-disconnect:
-			return
-		case <-d.wake:
-		}
-		for {
-			d.mu.Lock()
-			batch, d.queue = d.queue, batch[:0]
-			dropped := d.dropped
-			d.dropped = 0
-			d.mu.Unlock()
-			if dropped > 0 {
-				d.c.logger.Warn("mcp: dropped notifications from a server that sends faster than they are handled", "count", dropped)
-			}
-			if len(batch) == 0 {
-				break
-			}
-			for i, req := range batch {
-				select {
-				case <-disconnect: // Close does not wait for a backlog
-					return
-				default:
-				}
-				if req.notif() {
-					d.mu.Lock()
-					d.notifs--
-					d.mu.Unlock()
-				}
-				d.serve(req)
-				batch[i] = nil
-			}
-		}
+	d.mu.Lock()
+	d.over = true
+	var idle chan struct{}
+	if d.serving {
+		idle = make(chan struct{})
+		d.idle = idle
+	}
+	d.mu.Unlock()
+	if idle != nil {
+		<-idle // the message being served, if any, ends first
 	}
 }
 

@@ -606,7 +606,32 @@ func (c *Connection) buildMeta(version string, level LoggingLevel) *modern {
 		b = append(b, `,"`+metaLogLevel+`":`...)
 		b = jsonrpc.AppendString(b, string(level))
 	}
-	return &modern{version: version, fields: b}
+	return &modern{version: version, fields: sharedMeta(b)}
+}
+
+// metas are the request metadata of the modern connections, shared by
+// those whose metadata is the same (as a program's connections are): an
+// idle connection then keeps none of its own. At most maxMetas are kept.
+var metas struct {
+	sync.Mutex
+	m map[string][]byte
+}
+
+const maxMetas = 256
+
+// sharedMeta returns the shared copy of b, which nobody writes to.
+func sharedMeta(b []byte) []byte {
+	metas.Lock()
+	defer metas.Unlock()
+	if shared, ok := metas.m[string(b)]; ok {
+		return shared
+	}
+	if metas.m == nil || len(metas.m) >= maxMetas {
+		metas.m = map[string][]byte{}
+	}
+	b = slices.Clip(b)
+	metas.m[string(b)] = b
+	return b
 }
 
 // Modern reports whether the Connection speaks a modern protocol version

@@ -52,7 +52,7 @@ func SetDrainTimeout(d time.Duration) func() {
 
 // CloseIdleHTTPConnections closes the idle connections of the HTTP client
 // the transports share by default, so that a test can count what is left.
-func CloseIdleHTTPConnections() { defaultHTTPClient.CloseIdleConnections() }
+func CloseIdleHTTPConnections() { closeIdleClients() }
 
 // SetHTTPProbeTimeout sets the bound of server/discover over HTTP, and
 // returns the function that restores it.
@@ -60,4 +60,11 @@ func SetHTTPProbeTimeout(d time.Duration) func() {
 	old := httpProbeTimeout
 	httpProbeTimeout = d
 	return func() { httpProbeTimeout = old }
+}
+
+// ServerIsLocal reports whether m counts its server name among the local
+// ones, which start in the smaller batches.
+func ServerIsLocal(m *Manager, name string) bool {
+	s, err := m.lookup(name)
+	return err == nil && s.local()
 }

@@ -25,9 +25,11 @@ import (
 type StreamableHTTPTransport struct {
 	URL string
 
-	// Client makes the requests; nil means a shared client with up to 256
-	// idle connections per host. Give it no overall Timeout: SSE streams
-	// stay open.
+	// Client makes the requests; nil means the client shared by the
+	// connections to the URL's origin, which keeps up to 256 idle
+	// connections while one of them is open and closes them 250 ms after
+	// the last one closes. Give it no overall Timeout: SSE streams stay
+	// open.
 	Client *http.Client
 	// Headers are sent with every request; HeaderFunc, if set, adds headers
 	// to each (a fresh token, say).

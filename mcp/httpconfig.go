@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 
 	"github.com/mcplug/mcplug/internal/httpstream"
 	"github.com/mcplug/mcplug/internal/latelog"
@@ -16,41 +17,71 @@ import (
 	"github.com/mcplug/mcplug/internal/redact"
 )
 
-// defaultHTTPClient is the HTTP transports' client when they are given
-// none: http.DefaultClient's settings, but keeping enough idle connections
-// per host for concurrent calls to reuse them (the default keeps two, so
-// that 64 goroutines calling one server dial for most of their calls).
-var defaultHTTPClient = &http.Client{Transport: func() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 256
-	return t
-}()}
-
-// newHTTPConfig fills in the defaults (defaultHTTPClient, slog.Default()),
-// sends the client's requests through auth when it is set, and makes the
-// client follow redirects only within rawURL's origin.
+// newHTTPConfig fills in the defaults (the origin's shared client, see
+// acquireClient, and slog.Default()), sends the client's requests through
+// auth when it is set, and makes the client follow redirects only within
+// rawURL's origin. The config's Release gives the shared client back.
 func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers http.Header, headerFunc func(context.Context) (http.Header, error), logger *slog.Logger, max int) httpstream.Config {
-	if client == nil {
-		client = defaultHTTPClient
-	}
-	if auth != nil {
-		client = withAuthorizer(client, auth)
-	}
 	var late *latelog.Target
 	if logger == nil {
 		logger, late = latelog.New()
 	}
 	o := ""
-	u, err := url.Parse(rawURL)
+	u, err := parseURL(rawURL)
 	if err == nil {
 		o = originOf(u)
 	} else {
 		u = nil
 	}
-	return httpstream.Config{
-		URL: rawURL, Parsed: u, Client: sameOriginClient(client, o), Headers: headers, HeaderFunc: headerFunc,
-		Logger: logger, Late: late, MaxMessageSize: max, Errors: httpErrors,
+	var streams *http.Client
+	var release func()
+	switch {
+	case client == nil && auth == nil:
+		var oc *originClient
+		oc, release = acquireClient(o)
+		client, streams = oc.samePosts, oc.sameStreams
+	case client == nil:
+		var oc *originClient
+		oc, release = acquireClient(o)
+		client = sameOriginClient(withAuthorizer(oc.posts, auth), o)
+		streams = sameOriginClient(withAuthorizer(oc.streams, auth), o)
+	case auth != nil:
+		client = sameOriginClient(withAuthorizer(client, auth), o)
+	default:
+		client = sameOriginClient(client, o)
 	}
+	return httpstream.Config{
+		URL: rawURL, Parsed: u, Client: client, StreamClient: streams, Release: release,
+		Headers: headers, HeaderFunc: headerFunc, Logger: logger, Late: late, MaxMessageSize: max, Errors: httpErrors,
+	}
+}
+
+// parsedURLs are the servers' URLs parsed, shared by the connections to
+// each (nobody writes to them): at most maxParsedURLs are kept.
+var parsedURLs struct {
+	sync.Mutex
+	m map[string]*url.URL
+}
+
+const maxParsedURLs = 256
+
+// parseURL is url.Parse, of a URL parsed once for all the connections to
+// it.
+func parseURL(raw string) (*url.URL, error) {
+	parsedURLs.Lock()
+	defer parsedURLs.Unlock()
+	if u, ok := parsedURLs.m[raw]; ok {
+		return u, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if parsedURLs.m == nil || len(parsedURLs.m) >= maxParsedURLs {
+		parsedURLs.m = map[string]*url.URL{}
+	}
+	parsedURLs.m[raw] = u
+	return u, nil
 }
 
 // httpErrors are this package's errors, as the HTTP streams report them.

@@ -31,6 +31,14 @@ type ManagerOptions struct {
 	ToolTimeout     time.Duration
 	ShutdownTimeout time.Duration
 
+	// ConnectBatch bounds how many local (stdio) servers start at once,
+	// and RemoteConnectBatch how many remote ones, as Claude Code does: a
+	// server waits for a place, and its ConnectTimeout runs from when it
+	// starts. Zero means $MCP_SERVER_CONNECTION_BATCH_SIZE, else 3, and
+	// $MCP_REMOTE_SERVER_CONNECTION_BATCH_SIZE, else 20.
+	ConnectBatch       int
+	RemoteConnectBatch int
+
 	// RestartBackoff is the wait before a lost server is reconnected,
 	// doubling with each failed attempt up to MaxRestartBackoff; zero
 	// means 250 ms and 30 seconds.
@@ -148,6 +156,7 @@ type Manager struct {
 	ctx    context.Context // ends at Close; bounds connections and refreshes
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // supervisors and refreshes
+	starts startLimits    // how many servers start at once
 
 	mu           sync.Mutex
 	servers      map[string]*server

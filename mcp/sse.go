@@ -25,8 +25,12 @@ type SSETransport struct {
 
 // Connect opens the SSE stream and waits for the endpoint.
 func (t *SSETransport) Connect(ctx context.Context) (Stream, error) {
-	s, err := httpstream.OpenSSE(ctx, newHTTPConfig(t.URL, t.Client, t.Auth, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize))
+	cfg := newHTTPConfig(t.URL, t.Client, t.Auth, t.Headers, t.HeaderFunc, t.Logger, t.MaxMessageSize)
+	s, err := httpstream.OpenSSE(ctx, cfg)
 	if err != nil {
+		if cfg.Release != nil {
+			cfg.Release()
+		}
 		return nil, err
 	}
 	return sseStream{s}, nil

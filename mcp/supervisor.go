@@ -205,7 +205,12 @@ func (m *Manager) pause(d time.Duration, kick chan struct{}) bool {
 // dial connects s and lists its tools, bounded by ConnectTimeout and by
 // the Manager's life.
 func (m *Manager) dial(s *server) (*Connection, []Tool, error) {
-	ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout)
+	release, err := m.startSlot(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(m.ctx, m.opts.ConnectTimeout) // from the server's own start
 	defer cancel()
 	conn, tools, err := m.dialCtx(ctx, s)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && m.ctx.Err() == nil {

@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -248,7 +250,45 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "spin" {
+		spin()
+		return
+	}
+	if len(os.Args) > 2 && os.Args[1] == "serve-tools" {
+		if err := serveTools(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 2 && os.Args[1] == "idle-serve" {
+		if err := idleServe(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 5 && os.Args[1] == "idle-client" {
+		n, _ := strconv.Atoi(os.Args[4])
+		exe, _ := os.Executable()
+		printJSON(idleClient(exe, os.Args[2], os.Args[3], n, os.Args[5]))
+		return
+	}
+	if len(os.Args) > 4 && os.Args[1] == "connect-client" {
+		n, _ := strconv.Atoi(os.Args[3])
+		exe, _ := os.Executable()
+		printJSON(connectClient(exe, os.Args[2], n, os.Args[4]))
+		return
+	}
 	rounds := flag.Int("rounds", 3, "interleaved rounds; the median is reported")
+	idle := flag.Bool("idle", false, "measure idle sessions instead: heap, goroutines, fds and RSS per session, connect time, and what is left after Close")
+	idleN := flag.Int("n", 5000, "with -idle: sessions held over HTTP")
+	stdioN := flag.Int("stdio-n", 200, "with -idle: stdio children held")
+	many := flag.String("many", "", "connect a stdio server for each tool list of the fixtures through one Manager while busy loops run: python or go servers")
+	load := flag.Int("load", 24, "with -many: busy loops")
+	claude := flag.String("claude", "", "with -many: also run Claude Code's claude mcp list, this executable, on the same servers")
+	fixtures := flag.String("fixtures", "", "with -many: the folder of tool lists (default: the repository's ../shared/fixtures/tools)")
+	connects := flag.Int("connects", 1000, "with -idle: stateful HTTP sessions connected one at a time, then 64 at once (0: none)")
 	spread = flag.Bool("spread", false, "also print mcplug ÷ floor for each round")
 	benchtime := flag.String("benchtime", "1s", "time per measurement, or a number of iterations as 1000x")
 	only := flag.String("run", "", "only scenarios whose name matches this regular expression")
@@ -282,6 +322,20 @@ func main() {
 		os.Exit(1)
 	}
 
+	if *many != "" {
+		if err := runMany(exe, *many, *fixtures, *claude, *load, *rounds); err != nil {
+			fmt.Fprintln(os.Stderr, "benchcmp:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *idle {
+		if err := runIdle(exe, *idleN, *stdioN, *connects, *rounds, selected); err != nil {
+			fmt.Fprintln(os.Stderr, "benchcmp:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -653,6 +707,16 @@ func oneLine(s string) string {
 		s = s[:57] + "..."
 	}
 	return s
+}
+
+// printJSON prints v as one line of JSON: a child process's report.
+func printJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(string(b))
 }
 
 // --- mcplug

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mcplug/mcplug/internal/latelog"
@@ -32,6 +33,12 @@ type Config struct {
 	Late           *latelog.Target // nil when the transport's own Logger was set
 	MaxMessageSize int             // zero means ndjson.DefaultMaxMessageSize
 	Errors         Errors
+	// StreamClient, when set, makes the GET requests of streams (the
+	// server's own messages, resumptions), which hold their connection
+	// while open; nil means Client.
+	StreamClient *http.Client
+	// Release, when set, is called once the stream is closed.
+	Release func()
 }
 
 // Errors are the errors of package mcp the streams report, so that a
@@ -48,7 +55,7 @@ type Errors struct {
 var MaxQueue = ndjson.MaxWriteQueue
 
 func newConfig(c Config) *httpConfig {
-	cfg := &httpConfig{target: c.URL, client: c.Client, headers: sealed(c.Headers), headerFunc: c.HeaderFunc, logger: c.Logger, late: c.Late, maxMessageSize: c.MaxMessageSize, errs: c.Errors}
+	cfg := &httpConfig{target: c.URL, client: c.Client, streamClient: c.StreamClient, releaseFn: c.Release, headers: sealed(c.Headers), headerFunc: c.HeaderFunc, logger: c.Logger, late: c.Late, maxMessageSize: c.MaxMessageSize, errs: c.Errors}
 	u, err := c.Parsed, error(nil)
 	if u == nil {
 		u, err = url.Parse(c.URL)
@@ -73,6 +80,9 @@ type httpConfig struct {
 	url    *url.URL
 
 	client         *http.Client
+	streamClient   *http.Client // GET streams'; nil: client
+	releaseFn      func()
+	releaseOnce    sync.Once
 	headers        http.Header
 	headerFunc     func(context.Context) (http.Header, error)
 	logger         *slog.Logger
@@ -163,8 +173,25 @@ func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []by
 }
 
 // do sends req; a transport error has its URL redacted.
-func (c *httpConfig) do(req *http.Request) (*http.Response, error) {
-	resp, err := c.client.Do(req)
+// release gives back what the config holds (Config.Release), once.
+func (c *httpConfig) release() {
+	if c.releaseFn != nil {
+		c.releaseOnce.Do(c.releaseFn)
+	}
+}
+
+// doStream is do for a GET stream, through the stream client.
+func (c *httpConfig) doStream(req *http.Request) (*http.Response, error) {
+	if c.streamClient != nil {
+		return c.doWith(c.streamClient, req)
+	}
+	return c.do(req)
+}
+
+func (c *httpConfig) do(req *http.Request) (*http.Response, error) { return c.doWith(c.client, req) }
+
+func (c *httpConfig) doWith(client *http.Client, req *http.Request) (*http.Response, error) {
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, redact.Err(err)
 	}

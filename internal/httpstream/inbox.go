@@ -13,8 +13,8 @@ import (
 type inbox struct {
 	mu     sync.Mutex
 	queue  [][]byte
-	bytes  int // in queue
-	wake   chan struct{}
+	bytes  int           // in queue
+	wake   chan struct{} // made by the first take that waits
 	closed bool
 	err    error // why the stream ended, returned once the queue is empty
 
@@ -23,6 +23,38 @@ type inbox struct {
 	fail atomic.Pointer[func(id []byte, err error)]
 
 	badResult error // what a response that does not decode matches
+
+	// notify, when set, is called after a message is queued and after the
+	// end (see onMessage).
+	notify atomic.Pointer[func()]
+}
+
+// onMessage makes the inbox call f after each message it queues and
+// after its end, outside its lock: the reader then need not wait in take.
+func (b *inbox) onMessage(f func()) {
+	b.notify.Store(&f)
+	f() // for what came before
+}
+
+// tryTake returns the next message without waiting: ok is false when
+// none is queued; once the inbox has ended and is empty, the reason.
+func (b *inbox) tryTake() (msg []byte, ok bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) > 0 {
+		msg = b.queue[0]
+		b.queue[0] = nil
+		b.queue = b.queue[1:]
+		b.bytes -= len(msg)
+		if len(b.queue) == 0 {
+			b.queue = nil // an idle inbox keeps no array
+		}
+		return msg, true, nil
+	}
+	if b.closed {
+		return nil, false, b.err
+	}
+	return nil, false, nil
 }
 
 // route hands the failure of the request id to the Connection's route,
@@ -49,7 +81,7 @@ func (b *inbox) failRequest(id []byte, err error) {
 func (b *inbox) routeFailures(f func(id []byte, err error)) { b.fail.Store(&f) }
 
 func newInbox(badResult error) *inbox {
-	return &inbox{wake: make(chan struct{}, 1), badResult: badResult}
+	return &inbox{badResult: badResult}
 }
 
 func (b *inbox) put(msg []byte) {
@@ -78,9 +110,17 @@ func (b *inbox) putBounded(msg []byte, max int) error {
 }
 
 func (b *inbox) kick() {
-	select {
-	case b.wake <- struct{}{}:
-	default:
+	b.mu.Lock()
+	wake := b.wake
+	b.mu.Unlock()
+	if wake != nil {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	if f := b.notify.Load(); f != nil {
+		(*f)()
 	}
 }
 
@@ -119,8 +159,12 @@ func (b *inbox) take() ([]byte, error) {
 			b.mu.Unlock()
 			return nil, err
 		}
+		if b.wake == nil {
+			b.wake = make(chan struct{}, 1)
+		}
+		wake := b.wake
 		b.mu.Unlock()
-		<-b.wake
+		<-wake
 	}
 }
 

@@ -20,7 +20,17 @@ import (
 
 // readSSE is sse.Read with the bound's error as package mcp's.
 func (c *httpConfig) readSSE(r io.Reader, fn func(ev sse.Event) bool) error {
-	err := sse.Read(r, c.maxSize(), fn)
+	return c.sseErr(sse.Read(r, c.maxSize(), fn))
+}
+
+// readIdleSSE is readSSE for a stream idle most of the time: the server's
+// own messages (see sse.ReadIdle).
+func (c *httpConfig) readIdleSSE(r io.Reader, fn func(ev sse.Event) bool) error {
+	return c.sseErr(sse.ReadIdle(r, c.maxSize(), fn))
+}
+
+// sseErr is err, the bound's error made package mcp's.
+func (c *httpConfig) sseErr(err error) error {
 	if tl, ok := err.(*sse.TooLargeError); ok {
 		return c.errs.TooLarge(tl.Size, tl.Max)
 	}
@@ -82,7 +92,7 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*S
 	}
 	got := make(chan result, 1)
 	go func() {
-		resp, err := cfg.do(req)
+		resp, err := cfg.doStream(req)
 		got <- result{resp, err}
 	}()
 	var resp *http.Response
@@ -112,7 +122,7 @@ func openSSE(ctx context.Context, rawURL string, cfg *httpConfig, in *inbox) (*S
 		defer s.wg.Done()
 		defer resp.Body.Close()
 		sent := false
-		err := cfg.readSSE(resp.Body, func(ev sse.Event) bool {
+		err := cfg.readIdleSSE(resp.Body, func(ev sse.Event) bool {
 			switch ev.Type {
 			case "endpoint":
 				if !sent {
@@ -305,6 +315,7 @@ func (s *SSE) Close() error {
 		s.wg.Wait()
 		s.in.end(s.cfg.errs.Closed)
 		s.in.discard()
+		s.cfg.release()
 	})
 	return nil
 }

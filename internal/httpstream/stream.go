@@ -111,6 +111,8 @@ type Stream struct {
 	// handles that notification.
 	initialized chan struct{}
 
+	posts *postEnd // the POSTs sent by their callers (see endWithStream)
+
 	modern string                 // the modern protocol version spoken, or "" (legacy)
 	extra  map[string]http.Header // headers for the POST of a request, by id
 }
@@ -127,6 +129,7 @@ type exchange struct {
 	n   int // messages delivered so far
 	// body is the SSE stream of the answer, as it is read.
 	body endWatch
+	end  postEnd // a request sent by its caller: Close ends it
 }
 
 // endWatch is a body that notes when a read meets its end.
@@ -229,6 +232,16 @@ func (s *Stream) ReadObject(v any) error { return s.in.readObject(v) }
 
 func (s *Stream) ReadMessage() ([]byte, error) { return s.in.take() }
 
+// TryReadMessage returns the next message received, if one has come,
+// without waiting; once the stream has ended and every message was taken,
+// why it ended.
+func (s *Stream) TryReadMessage() ([]byte, bool, error) { return s.in.tryTake() }
+
+// OnMessage makes the stream call f, without waiting, whenever a message
+// has come and when it ends: the Connection then reads without a
+// goroutine waiting on the stream.
+func (s *Stream) OnMessage(f func()) { s.in.onMessage(f) }
+
 // WriteObject POSTs the message in the background: its answer, or the
 // error standing for it, arrives through ReadObject.
 func (s *Stream) WriteObject(obj any) error {
@@ -314,9 +327,10 @@ func (s *Stream) PostNotification(ctx context.Context, b []byte) bool {
 		timeout = min(timeout, initializedWait)
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
-	stop := context.AfterFunc(s.life, cancel)
+	end := &postEnd{cancel: cancel}
+	s.endWithStream(end)
 	defer func() {
-		stop()
+		s.stopEnding(end)
 		cancel()
 	}()
 	if initialized {
@@ -383,15 +397,68 @@ func (s *Stream) PostRequest(ctx context.Context, b []byte, h http.Header, own f
 	x := &exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
 	if ctx.Done() != nil {
 		pctx, cancel := context.WithCancel(ctx)
-		stop := context.AfterFunc(s.life, cancel)
+		x.end.cancel = cancel
+		s.endWithStream(&x.end)
 		defer func() {
-			stop()
+			s.stopEnding(&x.end)
 			cancel()
 		}()
 		x.ctx = pctx
 	}
 	s.send(x)
 	return true
+}
+
+// postEnd is the end of a POST that runs under its caller's ctx: Close
+// ends it too. The stream keeps them in a list of its own, not in its
+// life's context, whose map of children an idle stream would keep.
+type postEnd struct {
+	cancel     context.CancelFunc
+	prev, next *postEnd
+}
+
+// endWithStream makes Close call p.cancel, until stopEnding; once the
+// stream is closed, it calls it at once.
+func (s *Stream) endWithStream(p *postEnd) {
+	s.mu.Lock()
+	if s.life.Err() != nil {
+		s.mu.Unlock()
+		p.cancel()
+		return
+	}
+	p.next = s.posts
+	if p.next != nil {
+		p.next.prev = p
+	}
+	s.posts = p
+	s.mu.Unlock()
+}
+
+// stopEnding takes p out of the list of endWithStream.
+func (s *Stream) stopEnding(p *postEnd) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case p.prev != nil:
+		p.prev.next = p.next
+	case s.posts == p:
+		s.posts = p.next
+	default:
+		return // not in the list
+	}
+	if p.next != nil {
+		p.next.prev = p.prev
+	}
+	p.prev, p.next = nil, nil
+}
+
+// endPosts ends every POST of endWithStream; the stream's life has ended.
+func (s *Stream) endPosts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := s.posts; p != nil; p = p.next {
+		p.cancel()
+	}
 }
 
 // awaitInitialized waits until the POST of notifications/initialized is
@@ -930,7 +997,7 @@ func previewQuoted(b []byte) string {
 // retry delay. x.n counts the messages delivered. Data that is not a
 // JSON-RPC message is skipped.
 func (s *Stream) readEvents(r io.Reader, x *exchange) (done bool, last string, retry time.Duration, err error) {
-	err = s.cfg.readSSE(r, func(ev sse.Event) bool {
+	each := func(ev sse.Event) bool {
 		if ev.ID != "" {
 			last = ev.ID
 		}
@@ -955,7 +1022,13 @@ func (s *Stream) readEvents(r io.Reader, x *exchange) (done bool, last string, r
 		x.n++
 		s.deliver(ev.Data)
 		return true
-	})
+	}
+	// Called directly, so that each stays on the stack.
+	if isRequest(x.top) {
+		err = s.cfg.readSSE(r, each)
+	} else { // the GET stream: idle most of the time
+		err = s.cfg.readIdleSSE(r, each)
+	}
 	return done, last, retry, err
 }
 
@@ -1053,7 +1126,7 @@ func (s *Stream) get(ctx context.Context, lastEventID string) (*http.Response, e
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
 	s.sessionHeaders(req)
-	return s.cfg.do(req)
+	return s.cfg.doStream(req)
 }
 
 // openGet starts the stream of the server's own messages, once. It waits
@@ -1358,6 +1431,7 @@ func (s *Stream) Close() error {
 			timer.Stop()
 		}
 		s.cancel()
+		s.endPosts()
 		s.wg.Wait()
 		s.mu.Lock()
 		session, legacy := s.session, s.legacy
@@ -1377,6 +1451,7 @@ func (s *Stream) Close() error {
 		}
 		s.in.end(s.cfg.errs.Closed)
 		s.in.discard()
+		s.cfg.release()
 	})
 	return nil
 }

@@ -53,6 +53,13 @@ type Reader struct {
 	end         error         // why reading ended
 	wake        chan struct{}
 	timer       *time.Timer // the background reader's; only it uses the timer
+
+	// On demand (RunOnDemand): a goroutine reads while messages come, and
+	// again is set when one came while it was reading.
+	pushed   PushedMessages
+	ended    func()
+	draining bool
+	again    bool
 }
 
 // Lines is a stream of messages, one per line, whose reads a deadline can
@@ -77,6 +84,20 @@ type TopLines interface {
 // Messages is a stream of whole messages, each in a slice of its own.
 type Messages interface {
 	ReadMessage() ([]byte, error)
+}
+
+// PushedMessages is a stream of messages that says when one has come:
+// then no goroutine need wait on it (see RunOnDemand).
+type PushedMessages interface {
+	Messages
+	// TryReadMessage returns the next message if one has come, without
+	// waiting: ok is false when none has. Once the stream has ended and
+	// every message was taken, it returns why.
+	TryReadMessage() (msg []byte, ok bool, err error)
+	// OnMessage makes the stream call f, from any goroutine, without
+	// waiting and without holding a lock TryReadMessage takes, after a
+	// message has come and after it has ended.
+	OnMessage(f func())
 }
 
 // Conn is the connection a Reader reads for.
@@ -182,6 +203,76 @@ func (r *Reader) Run() error {
 		default:
 			r.dispatch(line, background)
 		}
+	}
+}
+
+// RunOnDemand is Run for a stream of pushed messages, with no goroutine
+// waiting on the stream: one is started when a message comes and returns
+// once it has read everything that came; the one that reads the stream's
+// end records it (as Run returns it) and then calls ended, once. It
+// reports false, having done nothing, when the stream pushes nothing:
+// then Run must run.
+func (r *Reader) RunOnDemand(ended func()) bool {
+	p, ok := r.msgs.(PushedMessages)
+	if !ok || r.lines != nil {
+		return false
+	}
+	r.pushed, r.ended = p, ended
+	r.wake = nil // no background reader to wake
+	p.OnMessage(r.demand)
+	r.demand() // what came before
+	return true
+}
+
+// demand starts a goroutine that reads what has come, unless one runs.
+func (r *Reader) demand() {
+	r.mu.Lock()
+	if r.draining {
+		r.again = true
+		r.mu.Unlock()
+		return
+	}
+	r.draining, r.again = true, false
+	r.mu.Unlock()
+	go r.drain()
+}
+
+// drain reads and dispatches what has come, as Run does, and returns when
+// nothing more has; at the stream's end it finishes.
+func (r *Reader) drain() {
+	for {
+		r.mu.Lock()
+		end := r.end
+		r.mu.Unlock()
+		var msg []byte
+		var ok bool
+		var err error
+		if end == nil {
+			msg, ok, err = r.pushed.TryReadMessage()
+		}
+		switch {
+		case end != nil || err != nil:
+			if err != nil {
+				r.Finish(err)
+			}
+			done := false
+			r.once.Do(func() { done = true; close(r.readDone) })
+			if done {
+				r.ended()
+			}
+			return // a later demand finds the end again, and returns
+		case !ok:
+			r.mu.Lock()
+			if r.again || r.end != nil {
+				r.again = false
+				r.mu.Unlock()
+				continue
+			}
+			r.draining = false
+			r.mu.Unlock()
+			return
+		}
+		r.dispatch(msg, background)
 	}
 }
 
@@ -390,8 +481,12 @@ func (r *Reader) Finish(err error) {
 	if r.end == nil {
 		r.end = err
 	}
+	pushed := r.pushed != nil && !r.draining
 	r.mu.Unlock()
 	r.wakeBackground()
+	if pushed {
+		r.demand() // to record the end, and call ended
+	}
 }
 
 // SetIdle changes how long the stream may go unread between calls before

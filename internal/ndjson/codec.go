@@ -104,7 +104,9 @@ func compactLine(b []byte) []byte {
 // ReadObject implements jsonrpc2.ObjectCodec. It decodes the next JSON-RPC
 // message into v (a pointer), skipping lines that are not one. It returns
 // only the reader's errors; io.EOF after the last message.
-func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
+func (c *Codec) ReadObject(r *bufio.Reader, v any) error { return c.readObject(r, v) }
+
+func (c *Codec) readObject(r SliceReader, v any) error {
 	for {
 		line, err := c.ReadLine(r)
 		if err != nil {
@@ -127,7 +129,7 @@ func (c *Codec) ReadObject(r *bufio.Reader, v any) error {
 // and a batch (a JSON array of messages, which protocol revision 2025-03-26
 // allowed) is returned one element at a time. The slice is valid until the
 // next call. It returns only the reader's errors.
-func (c *Codec) ReadLine(r *bufio.Reader) ([]byte, error) {
+func (c *Codec) ReadLine(r SliceReader) ([]byte, error) {
 	c.top, c.topOK = Top{}, false // nor does the Codec keep a line handed over
 	for {
 		if len(c.batch) > 0 {
@@ -382,7 +384,7 @@ func DecodeFresh(line []byte, v any) error {
 // A read error other than the end of the input leaves the part of the line
 // read so far in the Codec, and the next call goes on with it: so a read
 // interrupted by a deadline loses nothing.
-func (c *Codec) readLine(r *bufio.Reader) (line []byte, size int64, tooLarge bool, err error) {
+func (c *Codec) readLine(r SliceReader) (line []byte, size int64, tooLarge bool, err error) {
 	max := c.MaxMessageSize
 	if max <= 0 {
 		max = DefaultMaxMessageSize

@@ -1,7 +1,6 @@
 package ndjson
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,10 +20,13 @@ type StreamOptions struct {
 	Direct *os.File
 	// Closed is what writes fail with once the stream is closed.
 	Closed error
+	// ReadFrom, when set, is the pipe rwc reads from: a read that would
+	// wait gives its buffer back first, so an idle stream holds none.
+	ReadFrom *os.File
 }
 
-// NewStream returns a Stream over rwc and starts its writer goroutine,
-// which Close ends.
+// NewStream returns a Stream over rwc. It starts no goroutine: one writes
+// only while messages wait to be written.
 func NewStream(rwc io.ReadWriteCloser, o StreamOptions) *Stream {
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = MaxWriteQueue
@@ -36,29 +38,27 @@ func NewStream(rwc io.ReadWriteCloser, o StreamOptions) *Stream {
 		closedErr: o.Closed,
 		rwc:       rwc,
 		maxQueue:  o.MaxQueue,
-		r:         bufio.NewReaderSize(rwc, 64<<10),
+		r:         newLineReader(rwc, o.ReadFrom),
 		codec:     Codec{MaxMessageSize: o.MaxMessageSize, Logger: o.Logger},
-		wake:      make(chan struct{}, 1),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
 	}
 	if o.Direct != nil {
 		s.direct = newPipeWriter(o.Direct, o.Closed)
 	}
-	go s.writeLoop()
 	return s
 }
 
 // Stream is newline-delimited JSON over a byte stream, read through a
-// Codec. Writes are queued and written by a goroutine the Stream owns, so
-// a write never blocks on a peer that stops reading, and concurrent
-// writers share one write system call; with a direct writer, a message
-// written while nothing else is being written goes out from the caller's
-// goroutine, as far as the pipe takes it at once.
+// Codec. Writes are queued and written by a goroutine the Stream starts
+// while messages wait (writeLoop), so a write never blocks on a peer that
+// stops reading, and concurrent writers share one write system call; with
+// a direct writer, a message written while nothing else is being written
+// goes out from the caller's goroutine, as far as the pipe takes it at
+// once. Its read buffer grows with the lines read and shrinks back after
+// them (see lineReader).
 type Stream struct {
 	closedErr error // what writes fail with once the stream is closed
 	rwc       io.ReadWriteCloser
-	r         *bufio.Reader
+	r         *lineReader
 	codec     Codec
 
 	// direct, when set, lets WriteLine write a message itself when no one
@@ -67,21 +67,19 @@ type Stream struct {
 
 	maxQueue int // bytes queued for writing past which the peer is taken for stalled
 
-	mu       sync.Mutex
-	queued   []byte // encoded messages waiting for the writer
-	spare    []byte // a buffer for the next queue; whoever is writing owns it
-	writing  bool   // a write to rwc is in progress (writeLoop's or a direct one)
-	stopSeen bool   // writeLoop has seen Close's stop
-	werr     error  // the first write error; every later write fails with it
-	closed   bool
-	wake     chan struct{}
-	stop     chan struct{}
-	done     chan struct{} // closed when writeLoop returns
-	closing  sync.Once
+	mu      sync.Mutex
+	queued  []byte // encoded messages waiting for the writer
+	spare   []byte // a buffer for the next queue; whoever is writing owns it
+	writing bool   // a write to rwc is in progress (writeLoop's or a direct one)
+	looping bool   // writeLoop runs
+	werr    error  // the first write error; every later write fails with it
+	closed  bool
+	quiet   chan struct{} // Close's: closed once nothing is being written
+	closing sync.Once
 }
 
 func (s *Stream) ReadObject(v any) error {
-	return s.readErr(s.codec.ReadObject(s.r, v))
+	return s.readErr(s.codec.readObject(s.r, v))
 }
 
 // ReadLine returns the next line that may be a message (see
@@ -151,8 +149,8 @@ func (s *Stream) WriteLine(b []byte) error {
 		return nil
 	case s.direct == nil || len(s.queued) > 0:
 		s.queued = append(s.queued, b...)
+		s.startWriter()
 		s.mu.Unlock()
-		s.wakeWriter()
 		return nil
 	default:
 		s.writing = true
@@ -179,11 +177,11 @@ func (s *Stream) WriteLine(b []byte) error {
 		}
 		if n < len(buf) || len(s.queued) == 0 || round == maxDirectRounds {
 			s.writing = false
-			wake := len(s.queued) > 0 || s.closed
-			s.mu.Unlock()
-			if wake {
-				s.wakeWriter()
+			if len(s.queued) > 0 {
+				s.startWriter()
 			}
+			s.settle()
+			s.mu.Unlock()
 			return nil
 		}
 		buf, owned = s.queued, true
@@ -228,51 +226,51 @@ func (s *Stream) failWrite(err error, writer bool) error {
 	if err == nil {
 		err = s.closedErr
 	}
+	s.settle()
 	s.mu.Unlock()
 	s.rwc.Close()
-	s.wakeWriter() // writeLoop may wait for the write that just failed
 	return err
 }
 
-func (s *Stream) wakeWriter() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
+// startWriter starts writeLoop for what is queued, unless it runs; s.mu
+// is held.
+func (s *Stream) startWriter() {
+	if !s.looping {
+		s.looping = true
+		go s.writeLoop()
 	}
 }
 
-// writeLoop writes queued messages until Close or a write error. A failed
-// or partial write is fatal: the stream is closed, so the reader ends too.
+// settle tells Close, if it waits, that nothing is being written any
+// more; s.mu is held.
+func (s *Stream) settle() {
+	if s.quiet != nil && !s.writing && !s.looping {
+		close(s.quiet)
+		s.quiet = nil
+	}
+}
+
+// writeLoop writes queued messages until none is left, or a write fails.
+// A failed or partial write is fatal: the stream is closed, so the reader
+// ends too. A direct write leaves the rest to it, and starts it again if
+// it has returned.
 func (s *Stream) writeLoop() {
-	defer close(s.done)
-	stopping := false
 	for {
 		s.mu.Lock()
-		if s.writing || len(s.queued) == 0 {
-			busy := s.writing // a direct write wakes this loop when it ends
+		if s.writing || len(s.queued) == 0 || s.werr != nil {
+			s.looping = false // a direct writer starts another for what it leaves
+			s.settle()
 			s.mu.Unlock()
-			switch {
-			case stopping && !busy:
-				return
-			case stopping:
-				<-s.wake
-			default:
-				select {
-				case <-s.stop:
-					stopping = true // write what is queued, then stop
-					s.mu.Lock()
-					s.stopSeen = true
-					s.mu.Unlock()
-				case <-s.wake:
-				}
-			}
-			continue
+			return
 		}
 		buf := s.queued
 		s.queued, s.spare = s.spare[:0], nil // never buf: the writer owns buf until it is done
 		s.writing = true
 		s.mu.Unlock()
 		if _, err := s.rwc.Write(buf); err != nil {
+			s.mu.Lock()
+			s.looping = false
+			s.mu.Unlock()
 			s.failWrite(err, true)
 			return
 		}
@@ -285,25 +283,33 @@ func (s *Stream) writeLoop() {
 	}
 }
 
-// Close stops the writer goroutine, once what is queued is written (at
-// most flushTimeout), and closes the byte stream.
+// Close lets what is queued be written (at most flushTimeout) and closes
+// the byte stream; once it returns, nothing more is written.
 func (s *Stream) Close() error {
 	var err error
 	s.closing.Do(func() {
 		s.mu.Lock()
 		s.closed = true
-		s.mu.Unlock()
-		close(s.stop)
-		// Give queued messages a moment to be written, unless the peer
-		// does not read; closing rwc unblocks a pending write.
-		timer := time.NewTimer(flushTimeout)
-		select {
-		case <-s.done:
-		case <-timer.C:
+		var quiet chan struct{}
+		if s.writing || s.looping {
+			quiet = make(chan struct{})
+			s.quiet = quiet
 		}
-		timer.Stop()
+		s.mu.Unlock()
+		if quiet != nil {
+			// Give queued messages a moment to be written, unless the peer
+			// does not read; closing rwc unblocks a pending write.
+			timer := time.NewTimer(flushTimeout)
+			select {
+			case <-quiet:
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
 		err = s.rwc.Close()
-		<-s.done
+		if quiet != nil {
+			<-quiet
+		}
 	})
 	return err
 }

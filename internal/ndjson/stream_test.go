@@ -22,18 +22,18 @@ func TestCloseAfterADirectWriteFails(t *testing.T) {
 	s.mu.Unlock()
 	closed := make(chan struct{})
 	go func() {
-		s.Close() // the writer goroutine now waits for that write
+		s.Close() // Close now waits for that write
 		close(closed)
 	}()
-	require.Eventually(t, func() bool { // the writer goroutine waits for the direct write
+	require.Eventually(t, func() bool { // Close waits for the direct write
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.stopSeen
+		return s.quiet != nil
 	}, 5*time.Second, time.Millisecond)
 	s.failWrite(errors.New("broken pipe"), true)
 	select {
 	case <-closed:
 	case <-time.After(5 * time.Second):
-		t.Fatal("Close waits for a writer goroutine that was never woken")
+		t.Fatal("Close waits for a write that has failed")
 	}
 }

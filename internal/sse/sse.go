@@ -36,16 +36,28 @@ type Event struct {
 // end of the stream or when fn returns false; an event or line longer
 // than max bytes is a *TooLargeError.
 func Read(r io.Reader, max int, fn func(ev Event) bool) error {
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(r)
-	defer func() {
-		br.Reset(nil)
-		readers.Put(br)
-	}()
+	return read(r, max, false, fn)
+}
+
+// ReadIdle is Read for a stream that is idle most of the time (the
+// server's own messages): while nothing is buffered, it waits holding
+// no buffer, and it keeps no large one between events.
+func ReadIdle(r io.Reader, max int, fn func(ev Event) bool) error {
+	return read(r, max, true, fn)
+}
+
+func read(r io.Reader, max int, idle bool, fn func(ev Event) bool) error {
+	lr := lineReader{max: max}
+	if idle {
+		lr.idle = &idleSource{src: r}
+	} else {
+		lr.br = readers.Get().(*bufio.Reader)
+		lr.br.Reset(r)
+	}
+	defer lr.release()
 	var ev Event
 	var data bytes.Buffer
 	hasData := false
-	lr := lineReader{br: br, max: max}
 	for {
 		line, err := lr.next()
 		if err != nil && err != io.EOF {
@@ -61,6 +73,9 @@ func Read(r io.Reader, max int, fn func(ev Event) bool) error {
 			}
 			ev, hasData = Event{}, false
 			data.Reset()
+			if idle && data.Cap() > 4<<10 {
+				data = bytes.Buffer{} // a large event's buffer is not kept while idle
+			}
 		case len(line) > 0 && line[0] == ':': // a comment
 		case len(line) > 0:
 			field, value, _ := bytes.Cut(line, []byte{':'})
@@ -92,10 +107,60 @@ func Read(r io.Reader, max int, fn func(ev Event) bool) error {
 // lineReader reads the lines of an event stream: each ends with CR, LF
 // or CRLF, as the SSE spec allows.
 type lineReader struct {
-	br      *bufio.Reader
+	br      *bufio.Reader // from readers; nil while an idle reader waits
 	max     int
 	afterCR bool // the last line ended with CR: a LF first is its CRLF
 	long    []byte
+	idle    *idleSource // set for ReadIdle
+}
+
+// idleSource is the stream of ReadIdle, which gives its buffered reader
+// back while it waits, reading one byte without it: first is that byte,
+// read before the rest of src.
+type idleSource struct {
+	src      io.Reader
+	one      [1]byte
+	hasFirst bool
+}
+
+// release gives the buffered reader back.
+func (lr *lineReader) release() {
+	if lr.br != nil {
+		lr.br.Reset(nil)
+		readers.Put(lr.br)
+		lr.br = nil
+	}
+}
+
+// Read is src, after the byte an idle wait read: that byte and what src
+// has after it (it has come: the rest of the event is on its way).
+func (s *idleSource) Read(p []byte) (int, error) {
+	if s.hasFirst && len(p) > 0 {
+		s.hasFirst = false
+		p[0] = s.one[0]
+		n, err := s.src.Read(p[1:])
+		return n + 1, err
+	}
+	return s.src.Read(p)
+}
+
+// wait waits for the idle source to have something to read, holding no
+// buffered reader.
+func (lr *lineReader) wait() error {
+	lr.release()
+	s := lr.idle
+	for {
+		n, err := s.src.Read(s.one[:])
+		if n == 1 {
+			s.hasFirst = true
+			lr.br = readers.Get().(*bufio.Reader)
+			lr.br.Reset(s)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // next returns the next line without its end; at the end of the stream,
@@ -104,6 +169,11 @@ type lineReader struct {
 func (lr *lineReader) next() ([]byte, error) {
 	lr.long = lr.long[:0]
 	for {
+		if lr.idle != nil && (lr.br == nil || lr.br.Buffered() == 0 && !lr.idle.hasFirst) {
+			if err := lr.wait(); err != nil {
+				return lr.long, err
+			}
+		}
 		if lr.br.Buffered() == 0 {
 			if _, err := lr.br.Peek(1); err != nil {
 				return lr.long, err

@@ -133,3 +133,28 @@ func (c *chunked) Read(p []byte) (int, error) {
 	c.b = c.b[n:]
 	return n, nil
 }
+
+// ReadIdle, which gives its buffer back whenever it has nothing buffered,
+// reads every stream as Read does, whatever the sizes of the reads.
+func FuzzReadIdleAgreesWithRead(f *testing.F) {
+	f.Add([]byte("id: 1\nretry: 10\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"), 1)
+	f.Add([]byte("event: endpoint\ndata: /messages\r\n\r\n: comment\ndata: a\ndata: b\n\n"), 3)
+	f.Add([]byte("data: "+strings.Repeat("x", 5000)+"\r\rdata: y\n\n"), 7)
+	f.Add([]byte("data: "+strings.Repeat("é", 3000)+"\n\ndata: z"), 4096)
+	f.Fuzz(func(t *testing.T, b []byte, chunk int) {
+		chunk = max(1, chunk%8192)
+		const max = 8 << 10
+		read := func(f func(io.Reader, int, func(Event) bool) error) ([]Event, error) {
+			var evs []Event
+			err := f(&chunked{b: b, n: chunk}, max, func(ev Event) bool {
+				evs = append(evs, ev)
+				return true
+			})
+			return evs, err
+		}
+		want, wantErr := read(Read)
+		got, gotErr := read(ReadIdle)
+		assert.Equal(t, want, got)
+		assert.Equal(t, wantErr, gotErr)
+	})
+}

@@ -84,7 +84,9 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 		cmd.WaitDelay = timeout
 	}
 	ownGroup := procgroup.Own(cmd)
+	pidfd := askPidfd(cmd)
 	if err := cmd.Start(); err != nil {
+		closePidfd(pidfd)
 		closeAll()
 		cmd.Stderr = userStderr
 		return nil, fmt.Errorf("mcp: start server %q: %w", cmd.Path, err)
@@ -117,9 +119,11 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 		readEnded:  make(chan struct{}),
 	}
 	s.lines = ndjson.NewStream(pipes{stdoutR, stdinW}, ndjson.StreamOptions{
-		MaxMessageSize: o.MaxMessageSize, Logger: logger.With("server", cmd.Path), Direct: stdinW, Closed: o.Closed})
+		MaxMessageSize: o.MaxMessageSize, Logger: logger.With("server", cmd.Path), Direct: stdinW, ReadFrom: stdoutR, Closed: o.Closed})
 	go s.drainStderr(userStderr)
-	go s.wait()
+	if !watchExit(pidfd, s.wait) {
+		go s.wait()
+	}
 	return s, nil
 }
 
@@ -309,21 +313,14 @@ func (s *Process) wait() {
 func (s *Process) drainStderr(user io.Writer) {
 	defer close(s.stderrDone)
 	defer s.stderrR.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := s.stderrR.Read(buf)
-		if n > 0 {
-			s.tail.Write(buf[:n])
-			if user != nil {
-				if _, werr := user.Write(buf[:n]); werr != nil {
-					user = nil // a failing copy must not stop the draining
-				}
+	ndjson.DrainIdle(s.stderrR, func(b []byte) {
+		s.tail.Write(b)
+		if user != nil {
+			if _, werr := user.Write(b); werr != nil {
+				user = nil // a failing copy must not stop the draining
 			}
 		}
-		if err != nil {
-			return
-		}
-	}
+	})
 }
 
 // tailBuffer keeps the last max bytes written to it.
