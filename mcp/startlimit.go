@@ -58,16 +58,21 @@ func batchSize(n int, env string, def int) int {
 	return def
 }
 
-// local reports whether s runs as a child process: a config entry of type
-// stdio, or a CommandTransport given to Add.
+// local reports whether s may run as a child process, and so starts in
+// the smaller batches: a config entry of type stdio, or a transport given
+// to Add that is not one of the HTTP transports (a TransportFunc that
+// builds a CommandTransport cannot be told from any other function).
 func (s *server) local() bool {
 	switch s.kind {
 	case "stdio", "":
 		return true
 	case "custom":
 		t, err := s.transport(context.Background()) // Add's: the transport as given
-		_, command := t.(*CommandTransport)
-		return err == nil && command
+		switch t.(type) {
+		case *StreamableHTTPTransport, *SSETransport:
+			return err != nil
+		}
+		return true
 	}
 	return false
 }

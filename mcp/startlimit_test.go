@@ -49,15 +49,17 @@ func (c *startCounter) transport(name string, startup time.Duration) mcp.Transpo
 }
 
 func TestManagerStartsServersInBatches(t *testing.T) {
+	t.Setenv("MCP_SERVER_CONNECTION_BATCH_SIZE", "")
+	t.Setenv("MCP_REMOTE_SERVER_CONNECTION_BATCH_SIZE", "")
 	tests := []struct {
 		name    string
 		opts    mcp.ManagerOptions
 		servers int
 		batch   int
 	}{
-		{"remote servers, a batch of 2 given", mcp.ManagerOptions{RemoteConnectBatch: 2}, 7, 2},
-		{"remote servers, the default batch of 20", mcp.ManagerOptions{}, 25, 20},
-		{"a batch of 1", mcp.ManagerOptions{RemoteConnectBatch: 1}, 4, 1},
+		{"servers a function starts, a batch of 2 given", mcp.ManagerOptions{ConnectBatch: 2, RemoteConnectBatch: 50}, 7, 2},
+		{"servers a function starts, the default batch of 3", mcp.ManagerOptions{RemoteConnectBatch: 50}, 8, 3},
+		{"a batch of 1", mcp.ManagerOptions{ConnectBatch: 1}, 4, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +91,7 @@ func TestManagerStartsServersInBatches(t *testing.T) {
 
 func TestManagerServerTimeoutRunsFromItsOwnStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := mcp.NewManager(nil, &mcp.ManagerOptions{RemoteConnectBatch: 1, ConnectTimeout: time.Second, Logger: quiet})
+		m := mcp.NewManager(nil, &mcp.ManagerOptions{ConnectBatch: 1, ConnectTimeout: time.Second, Logger: quiet})
 		defer m.Close()
 		var c startCounter
 		require.NoError(t, m.Add("a-quick", c.transport("a-quick", 900*time.Millisecond)))
@@ -111,7 +113,7 @@ func TestManagerServerTimeoutRunsFromItsOwnStart(t *testing.T) {
 
 func TestManagerBatchWaitEndsWithClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := mcp.NewManager(nil, &mcp.ManagerOptions{RemoteConnectBatch: 1, ConnectTimeout: time.Hour, Logger: quiet})
+		m := mcp.NewManager(nil, &mcp.ManagerOptions{ConnectBatch: 1, ConnectTimeout: time.Hour, Logger: quiet})
 		var c startCounter
 		require.NoError(t, m.Add("a", c.transport("a", 30*time.Minute)))
 		require.NoError(t, m.Add("b", c.transport("b", 30*time.Minute)))
@@ -128,8 +130,12 @@ func TestManagerCountsCommandServersAsLocal(t *testing.T) {
 	t.Setenv("MCP_REMOTE_SERVER_CONNECTION_BATCH_SIZE", "")
 	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: quiet})
 	defer m.Close()
-	require.NoError(t, m.Add("child", &mcp.CommandTransport{Command: exec.Command("true")}))
+	require.NoError(t, m.Add("child", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		return (&mcp.CommandTransport{Command: exec.Command("true")}).Connect(ctx)
+	})))
 	require.NoError(t, m.Add("remote", &mcp.StreamableHTTPTransport{URL: "http://127.0.0.1:1/mcp"}))
-	assert.True(t, mcp.ServerIsLocal(m, "child"))
+	require.NoError(t, m.Add("sse", &mcp.SSETransport{URL: "http://127.0.0.1:1/sse"}))
+	assert.True(t, mcp.ServerIsLocal(m, "child"), "a function that may start a child counts as local")
 	assert.False(t, mcp.ServerIsLocal(m, "remote"))
+	assert.False(t, mcp.ServerIsLocal(m, "sse"))
 }
