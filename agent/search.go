@@ -72,8 +72,9 @@ type SearchingModel interface {
 }
 
 // SearchToolName is the tool an Agent offers a Model that does not search
-// itself: its query finds deferred tools, whose definitions join the next
-// turn.
+// itself: its arguments are {"query": "a few words" or
+// "select:name1,name2", "max_results": N} (default 5, at most 20), and the
+// deferred tools it finds are offered from the next request on.
 const SearchToolName = "tool_search"
 
 // Bounds of one search.

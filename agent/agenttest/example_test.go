@@ -63,3 +63,32 @@ func ExampleSectionText() {
 	// mcp__github__create_pull_request
 	// mcp__github__list_issues
 }
+
+// A scripted search: the model calls tool_search with a query (a few
+// words, or "select:name1,name2"), the tools it finds are offered from the
+// next request on, and the model calls one of them.
+func ExampleCall_toolSearch() {
+	m := mcp.NewManager(nil, nil)
+	defer m.Close()
+	m.Add("calc", (&mcptest.Server{}).Transport()) // tools echo and add
+
+	model := agenttest.New(
+		agenttest.Call(agent.SearchToolName, map[string]any{"query": "select:mcp__calc__add"}),
+		agenttest.Call("mcp__calc__add", map[string]int{"a": 17, "b": 25}),
+		agenttest.Text("17 + 25 = 42."),
+	)
+	a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{m}, ToolSearch: agent.ToolSearch{Mode: agent.SearchOn}}
+	if _, err := a.Chat(context.Background(), "What is 17 + 25?"); err != nil {
+		log.Fatal(err)
+	}
+	found := agenttest.ToolResults(model.Request(1))[0]
+	fmt.Println(agenttest.ResultText(found))
+	fmt.Println(agenttest.ToolNames(model.Request(1)))
+	fmt.Println(agenttest.ResultText(agenttest.ToolResults(model.Request(2))[0]))
+	// Output:
+	// Found 1 tools; they can be called from now on:
+	// - mcp__calc__add: Add two numbers.
+	//
+	// [mcp__calc__add tool_search]
+	// 42
+}

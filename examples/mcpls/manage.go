@@ -246,8 +246,7 @@ func removeCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "No MCP server named %q in %s scope\n", safe(name), scope)
 		return 1
 	case errors.Is(err, config.ErrNotFound):
-		cfg, _ := mcp.LoadConfig(c.dir)
-		fmt.Fprintf(stderr, "No MCP server named %q. Configured servers: %s\n", safe(name), safe(strings.Join(cfg.Names(), ", ")))
+		fmt.Fprintf(stderr, "No MCP server named %q. Configured servers: %s\n", safe(name), safe(strings.Join(removable(c.dir), ", ")))
 		return 1
 	case err != nil:
 		return refusal(stderr, name, scope, err)
@@ -255,6 +254,23 @@ func removeCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) in
 	fmt.Fprintf(stdout, "Removed MCP server %q from %s config\n", safe(name), change.Scope)
 	changed(stdout, change)
 	return 0
+}
+
+// removable are the names of the servers remove could take from the
+// project of dir: those of the local and user scopes and of dir's own
+// .mcp.json, in the order of Config.Names. A parent folder's .mcp.json,
+// a settings file's servers and the organisation's are read by Load but
+// written by no command, so naming them would send the user to a remove
+// that fails again.
+func removable(dir string) []string {
+	cfg, _ := mcp.LoadConfig(dir)
+	var names []string
+	for _, n := range cfg.Names() {
+		if scopes, err := config.ScopesOf(dir, n); err == nil && len(scopes) > 0 {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 func resetCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) int {

@@ -91,6 +91,42 @@ func TestTheCommandsOfClaudeCode(t *testing.T) {
 	assert.JSONEq(t, `{"mcpServers":{"b":{"type":"stdio","command":"npx","args":["-y","pkg"],"env":{"K":"v"}},"e":{"command":"x","args":["1"]}}}`, string(b))
 }
 
+// remove names, when it finds no such server, the servers it could have
+// removed: those of the local and user scopes and of the .mcp.json of the
+// directory it runs in, never a parent's (which it cannot remove), so
+// that it never names the very server it says is not there.
+func TestRemoveNamesOnlyTheServersItCanRemove(t *testing.T) {
+	w := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(w.project, ".mcp.json"), []byte(`{"mcpServers":{"parent":{"command":"x"}}}`), 0o644))
+	sub := filepath.Join(w.project, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	for _, args := range [][]string{
+		{"add", "-C", sub, "-s", "project", "here", "--", "x"},
+		{"add", "-C", sub, "-s", "user", "mine", "--", "x"},
+		{"add", "-C", sub, "local", "--", "x"},
+	} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, run(args, &out, &errb), errb.String())
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a server of a parent's .mcp.json is not named", []string{"remove", "-C", sub, "parent"}, `No MCP server named "parent". Configured servers: here, local, mine` + "\n"},
+		{"a name no file has", []string{"remove", "-C", sub, "nope"}, `No MCP server named "nope". Configured servers: here, local, mine` + "\n"},
+		{"in the project's own folder, its .mcp.json counts", []string{"remove", "-C", w.project, "nope"}, `No MCP server named "nope". Configured servers: local, mine, parent` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			assert.Equal(t, 1, run(tt.args, &out, &errb))
+			assert.Equal(t, tt.want, errb.String())
+			assert.Empty(t, out.String())
+		})
+	}
+}
+
 func TestThePolicyIsShownAndObeyed(t *testing.T) {
 	w := newWorkspace(t)
 	entry := func(scenario string) string {

@@ -14,7 +14,7 @@ import (
 func ExampleAddTool() {
 	type addIn struct {
 		A int `json:"a" jsonschema:"description=the first number"`
-		B int `json:"b"`
+		B int `json:"b" jsonschema_description:"the second, added to a"` // a comma would end description=
 	}
 	type addOut struct {
 		Sum int `json:"sum"`
@@ -38,7 +38,7 @@ func ExampleAddTool() {
 	res, _ = c.CallTool(ctx, "add", map[string]any{"a": "17"})
 	fmt.Println(res.IsError, res.Text())
 	// Output:
-	// {"properties":{"a":{"type":"integer","description":"the first number"},"b":{"type":"integer"}},"additionalProperties":false,"type":"object","required":["a","b"]}
+	// {"properties":{"a":{"type":"integer","description":"the first number"},"b":{"type":"integer","description":"the second, added to a"}},"additionalProperties":false,"type":"object","required":["a","b"]}
 	// {"sum":42}
 	// true invalid arguments for tool add: at /: missing property 'b'; at /a: got string, want integer
 }

@@ -31,11 +31,14 @@ type TypedHandler[In, Out any] func(ctx context.Context, req *Request, in In) (O
 // pointer to one) or a map with string keys: its fields by their JSON
 // names, those without omitempty or omitzero required, no other property
 // allowed (the `jsonschema:"description=…"` tag of
-// github.com/invopop/jsonschema describes a field). A nil t.OutputSchema is
-// made from Out the same way when Out is a struct. Every call's arguments
-// are checked against the input schema before h runs: arguments that do
-// not match, or do not decode into In, make a tool error (isError) that
-// says what is wrong, as the model reading it needs, and h does not run.
+// github.com/invopop/jsonschema describes a field; a comma ends that
+// description, and what follows it is read as more of the tag's options,
+// so a description with a comma goes in a `jsonschema_description:"…"` tag
+// of its own). A nil t.OutputSchema is made from Out the same way when Out
+// is a struct. Every call's arguments are checked against the input schema
+// before h runs: arguments that do not match, or do not decode into In,
+// make a tool error (isError) that says what is wrong, as the model reading
+// it needs, and h does not run.
 // h's out is the result's structuredContent when it encodes as a JSON
 // object, and its text is that JSON (a string out is the text as it is).
 //
