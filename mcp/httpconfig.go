@@ -52,7 +52,7 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 	}
 	return httpstream.Config{
 		URL: rawURL, Parsed: u, Client: client, StreamClient: streams, Release: release,
-		Headers: headers, HeaderFunc: headerFunc, Logger: logger, Late: late, MaxMessageSize: max, Errors: httpErrors,
+		Headers: headers, HeaderFunc: headerFunc, Logger: logger, Late: late, MaxMessageSize: max, Errors: &httpErrors,
 	}
 }
 

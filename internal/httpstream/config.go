@@ -32,7 +32,7 @@ type Config struct {
 	Logger         *slog.Logger
 	Late           *latelog.Target // nil when the transport's own Logger was set
 	MaxMessageSize int             // zero means ndjson.DefaultMaxMessageSize
-	Errors         Errors
+	Errors         *Errors         // shared by the streams; not nil
 	// StreamClient, when set, makes the GET requests of streams (the
 	// server's own messages, resumptions), which hold their connection
 	// while open; nil means Client.
@@ -70,25 +70,25 @@ func newConfig(c Config) *httpConfig {
 type httpConfig struct {
 	target string // the server's URL, as the transport was given it
 
-	// proto is the HTTP version of the last response, major<<8 | minor,
-	// for telemetry; 0 before the first.
-	proto atomic.Int32
-
 	// rawURL parsed, when it is an http(s) URL: the requests to it share
 	// url, which nothing changes.
 	rawURL string
 	url    *url.URL
 
-	client         *http.Client
-	streamClient   *http.Client // GET streams'; nil: client
-	releaseFn      func()
-	releaseOnce    sync.Once
+	client       *http.Client
+	streamClient *http.Client // GET streams'; nil: client
+	releaseFn    func()
+	releaseOnce  sync.Once
+	// proto is the HTTP version of the last response, major<<8 | minor,
+	// for telemetry; 0 before the first. (Beside releaseOnce, in the 4
+	// bytes it leaves.)
+	proto          atomic.Int32
 	headers        http.Header
 	headerFunc     func(context.Context) (http.Header, error)
 	logger         *slog.Logger
 	late           *latelog.Target // nil when the transport's Logger was set
 	maxMessageSize int
-	errs           Errors
+	errs           *Errors
 }
 
 func (c *httpConfig) maxSize() int {

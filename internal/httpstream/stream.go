@@ -43,7 +43,7 @@ func New(o Options) *Stream {
 	}
 	life, cancel := context.WithCancel(context.Background())
 	return &Stream{cfg: cfg, notifyTimeout: o.NotifyTimeout, fallbackToSSE: o.FallbackToSSE, memory: o.Memory,
-		in: newInbox(cfg.errs.BadResult), out: newInbox(cfg.errs.BadResult), life: life, cancel: cancel, closeTimeout: closeTimeout}
+		in: newInbox(cfg.errs.BadResult), life: life, cancel: cancel, closeTimeout: closeTimeout}
 }
 
 // maxResumes bounds how often one response's stream is resumed.
@@ -66,7 +66,6 @@ func (s *Stream) SessionID() string {
 type Stream struct {
 	cfg           *httpConfig
 	notifyTimeout time.Duration
-	fallbackToSSE bool
 	memory        *Memory
 	in            *inbox
 	life          context.Context
@@ -74,13 +73,13 @@ type Stream struct {
 	closeTimeout  time.Duration
 	wg            sync.WaitGroup
 	closeOnce     sync.Once
+	fallbackToSSE bool // beside closeOnce, in the 4 bytes it leaves
 
 	mu       sync.Mutex
 	session  string
 	version  string // negotiated protocol version, once initialize is answered
 	initBody []byte // the initialize request, to start a new session after a 404
 	initID   string
-	getOpen  bool
 	legacy   *SSE // set when the server turned out to speak HTTP+SSE
 
 	// The values of the session and version headers, made once and shared
@@ -94,8 +93,9 @@ type Stream struct {
 	serial     sync.Mutex
 	unsent     atomic.Int64
 	senderOnce sync.Once
-	senderDone chan struct{} // closed when the sender has returned
+	getOpen    bool          // under mu; beside senderOnce, in the 4 bytes it leaves
 	closing    atomic.Bool   // Close has begun
+	senderDone chan struct{} // closed when the sender has returned
 
 	inflight map[string]context.CancelFunc // the POSTs of requests, by id
 
@@ -280,12 +280,15 @@ func (s *Stream) WriteObject(obj any) error {
 			return nil // closing the request's stream is the cancellation
 		}
 	}
-	s.startSender()
+	out := s.startSender()
+	if out == nil { // closed meanwhile
+		return s.cfg.errs.Closed
+	}
 	if isRequest(top) {
-		return s.out.putBounded(b, MaxQueue)
+		return out.putBounded(b, MaxQueue)
 	}
 	s.unsent.Add(1)
-	err = s.out.putBounded(b, MaxQueue)
+	err = out.putBounded(b, MaxQueue)
 	if err != nil {
 		s.unsent.Add(-1)
 	}
@@ -503,8 +506,13 @@ func ownBytes(obj any) ([]byte, error) {
 // lets requests follow the answer to initialize at once, without waiting
 // for notifications/initialized, and separate POSTs keep no order on the
 // way to the server anyway.
-func (s *Stream) startSender() {
+//
+// It returns the queue, made with the sender (a connection whose messages
+// all go out from their callers' goroutines holds none), or nil once
+// Close has begun without one.
+func (s *Stream) startSender() *inbox {
 	s.senderOnce.Do(func() {
+		s.out = newInbox(s.cfg.errs.BadResult)
 		s.senderDone = make(chan struct{})
 		s.wg.Add(1)
 		go func() {
@@ -537,6 +545,7 @@ func (s *Stream) startSender() {
 			}
 		}()
 	})
+	return s.out
 }
 
 func isRequest(top ndjson.Top) bool { return top.ID != nil && top.Method != nil }
@@ -1420,8 +1429,10 @@ func (s *Stream) fallback(b []byte, fail func(error)) {
 func (s *Stream) Close() error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
-		s.out.end(s.cfg.errs.Closed)
 		s.senderOnce.Do(func() {}) // no sender starts from now on
+		if s.out != nil {
+			s.out.end(s.cfg.errs.Closed)
+		}
 		if s.senderDone != nil {
 			timer := time.NewTimer(s.closeTimeout)
 			select {
