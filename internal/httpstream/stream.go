@@ -397,7 +397,12 @@ func (s *Stream) PostRequest(ctx context.Context, b []byte, h http.Header, own f
 	// The transport may read the body after the answer has come, so it
 	// gets its own copy. top still points into b, which the caller keeps
 	// until postRequest returns; send uses it only until then.
-	x := &exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
+	x := exchanges.Get().(*exchange)
+	defer func() {
+		*x = exchange{}
+		exchanges.Put(x)
+	}()
+	*x = exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
 	if ctx.Done() != nil {
 		pctx, cancel := context.WithCancel(ctx)
 		x.end.cancel = cancel
@@ -411,6 +416,11 @@ func (s *Stream) PostRequest(ctx context.Context, b []byte, h http.Header, own f
 	s.send(x)
 	return true
 }
+
+// exchanges are the exchanges of PostRequest, used again: nothing keeps
+// one once its POST is over (the drain of an SSE answer's end keeps the
+// body, not the exchange).
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
 // postEnd is the end of a POST that runs under its caller's ctx: Close
 // ends it too. The stream keeps them in a list of its own, not in its
