@@ -93,8 +93,10 @@ type Stream struct {
 	serial     sync.Mutex
 	unsent     atomic.Int64
 	senderOnce sync.Once
-	getOpen    bool          // under mu; beside senderOnce, in the 4 bytes it leaves
-	closing    atomic.Bool   // Close has begun
+	closing    atomic.Bool // Close has begun
+	// getOpened, once the GET stream is asked for, is closed when the
+	// server has answered it (see openGet); under mu.
+	getOpened  chan struct{}
 	senderDone chan struct{} // closed when the sender has returned
 
 	inflight map[string]context.CancelFunc // the POSTs of requests, by id
@@ -270,6 +272,7 @@ func (s *Stream) WriteObject(obj any) error {
 			s.initialized = make(chan struct{})
 		}
 		s.mu.Unlock()
+		s.awaitGet(s.life) // the handshake ends with the GET stream open
 	}
 	if string(top.Method) == `"notifications/cancelled"` {
 		s.mu.Lock()
@@ -346,6 +349,7 @@ func (s *Stream) PostNotification(ctx context.Context, b []byte) bool {
 	s.send(&exchange{ctx: pctx, b: bytes.Clone(b), top: top})
 	if initialized {
 		s.markInitialized()
+		s.awaitGet(ctx) // sent beside notifications/initialized
 	}
 	return true
 }
@@ -1148,35 +1152,66 @@ func (s *Stream) get(ctx context.Context, lastEventID string) (*http.Response, e
 	return s.cfg.doStream(req)
 }
 
-// openGet starts the stream of the server's own messages, once. It waits
-// (at most getOpenWait) until the server has answered the GET, so that the
-// stream is open before the client learns that initialize succeeded, and
-// so before notifications/initialized and anything after it. No GET is
-// sent when the server at this URL answered one with 405 (no stream) less
-// than noGetMemory ago.
+// openGet starts the stream of the server's own messages, once, as the
+// answer to initialize comes with the session's id: the GET goes out
+// while the client takes the answer and sends notifications/initialized,
+// and the handshake ends once both are answered (see awaitGet), so that
+// what the server sends after it finds the stream open. No GET is sent
+// when the server at this URL answered one with 405 (no stream) less than
+// noGetMemory ago.
 func (s *Stream) openGet() {
+	noGet := s.knownNoGet()
 	s.mu.Lock()
-	if s.getOpen || s.life.Err() != nil {
+	if s.getOpened != nil || s.life.Err() != nil {
 		s.mu.Unlock()
 		return
 	}
-	s.getOpen = true
+	opened := closedChan
+	if !noGet {
+		opened = make(chan struct{})
+	}
+	s.getOpened = opened
 	s.mu.Unlock()
-	if s.knownNoGet() {
+	if noGet {
 		return
 	}
-	opened := make(chan struct{})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.listen(opened)
 	}()
+}
+
+// closedChan stands for a GET stream that is not to be awaited.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// awaitGet waits until the server has answered the GET stream, if one was
+// asked for: at most getOpenWait, and as long as ctx and the stream last.
+// notifications/initialized waits for it, so that the handshake ends with
+// the stream open.
+func (s *Stream) awaitGet(ctx context.Context) {
+	s.mu.Lock()
+	opened := s.getOpened
+	s.mu.Unlock()
+	if opened == nil {
+		return
+	}
+	select {
+	case <-opened:
+		return
+	default:
+	}
 	timer := time.NewTimer(getOpenWait)
 	defer timer.Stop()
 	select {
 	case <-opened:
 	case <-timer.C:
 	case <-s.life.Done():
+	case <-ctx.Done():
 	}
 }
 
@@ -1237,8 +1272,7 @@ func (s *Stream) epoch() int {
 }
 
 // deliver hands a received message to ReadObject. The answer to
-// initialize is held back until the GET stream is open (see openGet), so
-// that nothing the server sends once the client has it is missed.
+// initialize opens the GET stream first (see openGet).
 func (s *Stream) deliver(msg []byte) {
 	if top, ok := ndjson.ScanTop(msg); ok {
 		s.answered(top)
