@@ -178,10 +178,15 @@ type Connection struct {
 	// toolTasks: the server offers task-augmented tool calls (2025-11-25
 	// tasks.requests.tools.call), read once from init's capabilities.
 	toolTasks atomic.Bool
-	nextID    atomic.Uint64
-	pending   jsonrpc.Pending
-	disp      *dispatcher
-	opts      Options
+	// The flags of the connection's end, beside toolTasks: each alone
+	// would round the struct up to the next 8 bytes, and a Connection one
+	// word past 2 KiB takes 2.25 (the allocator's classes).
+	closing     atomic.Bool
+	sessionOver atomic.Bool // the connection has ended: sessionEnd is called at once
+	nextID      atomic.Uint64
+	pending     jsonrpc.Pending
+	disp        atomic.Pointer[dispatcher] // made by the first message the server sends (see dispatcher)
+	opts        Options
 	metaState
 
 	progress     progressTable
@@ -196,22 +201,20 @@ type Connection struct {
 	rootsMu      sync.Mutex
 	roots        []Root
 
-	life       context.Context // ends with the connection; server requests run under it
+	lifeCtx    context.Context // see life; under causeMu
 	lifeCancel context.CancelFunc
 	handlers   sync.WaitGroup // server requests being served
 	probes     sync.WaitGroup // the handshake's requests that run on their own (async)
 
-	closing   atomic.Bool
 	readOver  chan struct{} // closed when the stream has ended and is closed
-	causeMu   sync.Mutex
+	causeMu   sync.Mutex    // cause and lifeCtx
 	cause     error
 	done      chan struct{} // closed when the connection has ended
 	closeOnce sync.Once
 	closeErr  error
 
-	peer        peer                        // what Operations say of the server
-	sessionEnd  atomic.Pointer[func(error)] // the Observer's, once the handshake succeeded
-	sessionOver atomic.Bool                 // the connection has ended: sessionEnd is called at once
+	peer       peer                        // what Operations say of the server
+	sessionEnd atomic.Pointer[func(error)] // the Observer's, once the handshake succeeded
 }
 
 // endSession tells the Observer, once, that the session has ended: with
@@ -284,13 +287,11 @@ func newConnection(s Stream, opts *Options) *Connection {
 		u.useLogger(opts.Logger) // the transport logs there too, unless it was given a logger of its own
 	}
 	c := &Connection{logger: logger, opts: *opts, done: make(chan struct{}), readOver: make(chan struct{}), roots: slices.Clone(opts.Roots)}
-	c.life, c.lifeCancel = context.WithCancel(context.Background())
 	c.stream = newConnStream(s, c)
-	c.disp = newDispatcher(c)
 	ended := func() {
 		c.stream.Close() // a stream that ended by itself is released (a process reaped)
 		close(c.readOver)
-		c.disp.finish()
+		c.dispatcher().finish()
 	}
 	if !c.stream.r.RunOnDemand(ended) {
 		go func() {
@@ -300,6 +301,39 @@ func newConnection(s Stream, opts *Options) *Connection {
 	}
 	return c
 }
+
+// life is the context the server's requests are served under, which
+// ends with the connection: made the first time it is asked for (a
+// connection the server never asks anything holds none), and ended
+// already when asked for after the end.
+func (c *Connection) life() context.Context {
+	c.causeMu.Lock()
+	defer c.causeMu.Unlock()
+	if c.lifeCtx == nil {
+		c.lifeCtx, c.lifeCancel = context.WithCancel(context.Background())
+	}
+	return c.lifeCtx
+}
+
+// endLife ends the context of life, now or, if none was made yet, as it
+// is made.
+func (c *Connection) endLife() {
+	c.causeMu.Lock()
+	if c.lifeCtx == nil {
+		c.lifeCtx, c.lifeCancel = endedContext, func() {}
+	}
+	cancel := c.lifeCancel
+	c.causeMu.Unlock()
+	cancel()
+}
+
+// endedContext is the life of the connections that ended before anything
+// asked for it.
+var endedContext = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
 // InitializeResult returns what was agreed with the server: the protocol
 // version, the server's capabilities, info and instructions, from its

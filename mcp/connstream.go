@@ -150,7 +150,7 @@ func (s *connStream) Serve(line []byte, top ndjson.Top, owned bool) {
 		s.c.logger.Warn("mcp: skipped a line that is not a JSON-RPC message", "err", err, "line", preview(line))
 		return
 	}
-	s.c.disp.handle(req)
+	s.c.dispatcher().handle(req)
 }
 
 // Waiting implements jsonrpc.Conn.

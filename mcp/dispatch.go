@@ -46,8 +46,18 @@ type dispatcher struct {
 	cancelled map[string]bool               // ids cancelled while the dispatcher held them
 }
 
-func newDispatcher(c *Connection) *dispatcher {
-	return &dispatcher{c: c}
+// dispatcher returns the connection's dispatcher, made the first time
+// the server sends something (or at the end): a connection the server
+// never spoke to on its own holds none.
+func (c *Connection) dispatcher() *dispatcher {
+	if d := c.disp.Load(); d != nil {
+		return d
+	}
+	d := &dispatcher{c: c}
+	if c.disp.CompareAndSwap(nil, d) {
+		return d
+	}
+	return c.disp.Load()
 }
 
 // handle takes a message the reader read. It never blocks. Progress is
@@ -154,7 +164,7 @@ func (d *dispatcher) finish() {
 	defer close(d.c.done)
 	defer d.c.endSession()
 	defer d.c.handlers.Wait()
-	defer d.c.lifeCancel()
+	defer d.c.endLife()
 	d.mu.Lock()
 	d.over = true
 	var idle chan struct{}
@@ -248,7 +258,7 @@ func (d *dispatcher) serve(req *request) {
 			d.notFound(req)
 			return
 		}
-		res, rpcErr := d.serveTaskRequest(c.life, req)
+		res, rpcErr := d.serveTaskRequest(c.life(), req)
 		d.reply(req.ID, res, rpcErr)
 	case "tasks/result":
 		if c.opts.DisableTasks {
@@ -271,7 +281,7 @@ func (d *dispatcher) notFound(req *request) {
 // the connection ends.
 func (d *dispatcher) async(req *request, serve func(ctx context.Context) (any, *Error)) {
 	c := d.c
-	ctx, cancel := context.WithCancel(c.life)
+	ctx, cancel := context.WithCancel(c.life())
 	key := req.key
 	d.mu.Lock()
 	if d.inflight == nil {
@@ -555,7 +565,7 @@ func (d *dispatcher) serveAsTask(req *request, tr *taskRequest, serve func(ctx c
 		return
 	}
 	s.next++
-	ctx, cancel := context.WithCancel(c.life)
+	ctx, cancel := context.WithCancel(c.life())
 	t := &servedTask{id: "mcplug-task-" + strconv.FormatUint(s.next, 10), created: now, updated: now, ttl: ttl,
 		cancel: cancel, done: make(chan struct{}), status: TaskWorking}
 	if s.byID == nil {
@@ -583,15 +593,15 @@ func (d *dispatcher) serveAsTask(req *request, tr *taskRequest, serve func(ctx c
 			end(Outcome{Err: ctx.Err()})
 		}
 		switch {
-		case ctx.Err() != nil && c.life.Err() == nil:
+		case ctx.Err() != nil && c.life().Err() == nil:
 			t.finish(TaskCancelled, nil, &Error{Code: CodeInternalError, Message: "the task was cancelled"}, "cancelled")
 		case rpcErr != nil:
 			t.finish(TaskFailed, nil, rpcErr, rpcErr.Message)
 		default:
 			t.finish(TaskCompleted, result, nil, "")
 		}
-		if c.life.Err() == nil {
-			nctx, ncancel := context.WithTimeout(c.life, time.Second)
+		if c.life().Err() == nil {
+			nctx, ncancel := context.WithTimeout(c.life(), time.Second)
 			c.Notify(nctx, "notifications/tasks/status", t.wire())
 			ncancel()
 		}

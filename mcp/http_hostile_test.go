@@ -114,8 +114,10 @@ func TestHTTPRedirects(t *testing.T) {
 	})
 	t.Run("a redirect within the origin is followed", func(t *testing.T) {
 		noLeaks(t)
+		var redirected atomic.Int64
 		s := &scripted{call: func(w http.ResponseWriter, r *http.Request, m rpcMsg) {
 			if r.URL.Path != "/moved" {
+				redirected.Add(1)
 				http.Redirect(w, r, "/moved", http.StatusTemporaryRedirect)
 				return
 			}
@@ -126,6 +128,16 @@ func TestHTTPRedirects(t *testing.T) {
 		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
 		require.NoError(t, err)
 		assert.Equal(t, "moved k", res.Text())
+		// The handshake was not redirected, so the first call went
+		// straight to the transport, met the redirect, and was sent again
+		// through the client, which followed it; from then on every
+		// request goes through the client: one redirect each.
+		assert.LessOrEqual(t, redirected.Load(), int64(2), "the first redirected call")
+		before := redirected.Load()
+		res, err = c.CallTool(ctxTimeout(t, 5*time.Second), "x", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "moved k", res.Text())
+		assert.Equal(t, int64(1), redirected.Load()-before, "a call after the first redirect")
 	})
 	t.Run("an SSE endpoint on the origin that redirects away is refused", func(t *testing.T) {
 		noLeaks(t)

@@ -34,12 +34,13 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 		u = nil
 	}
 	var streams *http.Client
+	var direct *http.Transport
 	var release func()
 	switch {
 	case client == nil && auth == nil:
 		var oc *originClient
 		oc, release = acquireClient(o)
-		client, streams = oc.samePosts, oc.sameStreams
+		client, streams, direct = oc.samePosts, oc.sameStreams, oc.posts.Transport.(*http.Transport)
 	case client == nil:
 		var oc *originClient
 		oc, release = acquireClient(o)
@@ -51,8 +52,8 @@ func newHTTPConfig(rawURL string, client *http.Client, auth Authorizer, headers 
 		client = sameOriginClient(client, o)
 	}
 	return httpstream.Config{
-		URL: rawURL, Parsed: u, Client: client, StreamClient: streams, Release: release,
-		Headers: headers, HeaderFunc: headerFunc, Logger: logger, Late: late, MaxMessageSize: max, Errors: httpErrors,
+		URL: rawURL, Parsed: u, Client: client, Direct: direct, StreamClient: streams, Release: release,
+		Headers: headers, HeaderFunc: headerFunc, Logger: logger, Late: late, MaxMessageSize: max, Errors: &httpErrors,
 	}
 }
 

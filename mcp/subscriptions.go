@@ -74,7 +74,7 @@ func (c *Connection) startListening() {
 		}
 		return
 	}
-	if c.life.Err() != nil {
+	if c.life().Err() != nil {
 		return
 	}
 	c.listen.running = true
@@ -98,21 +98,21 @@ func (c *Connection) listenLoop() {
 		c.listen.mu.Unlock()
 	}()
 	backoff := listenFirstBackoff
-	for c.life.Err() == nil {
+	for c.life().Err() == nil {
 		f, some := c.filter()
 		if !some {
 			return
 		}
-		ctx, cancel := context.WithCancel(c.life)
+		ctx, cancel := context.WithCancel(c.life())
 		c.listen.mu.Lock()
 		c.listen.restart = cancel
 		c.listen.mu.Unlock()
 		start := time.Now()
 		_, err := c.roundTripOnce(ctx, "subscriptions/listen", map[string]any{"notifications": f})
-		restarted := ctx.Err() != nil && c.life.Err() == nil
+		restarted := ctx.Err() != nil && c.life().Err() == nil
 		cancel()
 		switch {
-		case c.life.Err() != nil:
+		case c.life().Err() != nil:
 			return
 		case restarted: // the filter changed: open it again at once
 			continue
@@ -125,7 +125,7 @@ func (c *Connection) listenLoop() {
 		timer := time.NewTimer(backoff)
 		select {
 		case <-timer.C:
-		case <-c.life.Done():
+		case <-c.life().Done():
 			timer.Stop()
 			return
 		}

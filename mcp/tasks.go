@@ -380,7 +380,7 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 // cancelTaskQuietly asks the server to cancel a task the caller gave up
 // on, bounded by a second, ignoring the answer.
 func (c *Connection) cancelTaskQuietly(id string) {
-	ctx, cancel := context.WithTimeout(c.life, time.Second)
+	ctx, cancel := context.WithTimeout(c.life(), time.Second)
 	defer cancel()
 	if _, err := c.CancelTask(ctx, id); err != nil {
 		c.logger.Debug("mcp: could not cancel an abandoned task", "task", id, "err", err)

@@ -32,7 +32,15 @@ type Config struct {
 	Logger         *slog.Logger
 	Late           *latelog.Target // nil when the transport's own Logger was set
 	MaxMessageSize int             // zero means ndjson.DefaultMaxMessageSize
-	Errors         Errors
+	Errors         *Errors         // shared by the streams; not nil
+	// Direct, when set, is Client's transport, and Client does nothing
+	// else (no Jar, no Timeout) but follow redirects within the origin:
+	// once a request through Client has come back without a redirect,
+	// the requests go to Direct straight, without the copies Client makes
+	// of each request's headers and URL in case it redirects. A redirect
+	// met there sends the request again through Client, and the requests
+	// after it go through Client again.
+	Direct *http.Transport
 	// StreamClient, when set, makes the GET requests of streams (the
 	// server's own messages, resumptions), which hold their connection
 	// while open; nil means Client.
@@ -55,13 +63,13 @@ type Errors struct {
 var MaxQueue = ndjson.MaxWriteQueue
 
 func newConfig(c Config) *httpConfig {
-	cfg := &httpConfig{target: c.URL, client: c.Client, streamClient: c.StreamClient, releaseFn: c.Release, headers: sealed(c.Headers), headerFunc: c.HeaderFunc, logger: c.Logger, late: c.Late, maxMessageSize: c.MaxMessageSize, errs: c.Errors}
+	cfg := &httpConfig{target: c.URL, client: c.Client, direct: c.Direct, streamClient: c.StreamClient, releaseFn: c.Release, headers: sealed(c.Headers), headerFunc: c.HeaderFunc, logger: c.Logger, late: c.Late, maxMessageSize: c.MaxMessageSize, errs: c.Errors}
 	u, err := c.Parsed, error(nil)
 	if u == nil {
 		u, err = url.Parse(c.URL)
 	}
 	if err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		cfg.rawURL, cfg.url = c.URL, u
+		cfg.url = u
 	}
 	return cfg
 }
@@ -70,25 +78,26 @@ func newConfig(c Config) *httpConfig {
 type httpConfig struct {
 	target string // the server's URL, as the transport was given it
 
-	// proto is the HTTP version of the last response, major<<8 | minor,
-	// for telemetry; 0 before the first.
-	proto atomic.Int32
-
-	// rawURL parsed, when it is an http(s) URL: the requests to it share
+	// target parsed, when it is an http(s) URL: the requests to it share
 	// url, which nothing changes.
-	rawURL string
-	url    *url.URL
+	url *url.URL
 
-	client         *http.Client
-	streamClient   *http.Client // GET streams'; nil: client
-	releaseFn      func()
-	releaseOnce    sync.Once
+	client       *http.Client
+	direct       *http.Transport // see Config.Direct
+	streamClient *http.Client    // GET streams'; nil: client
+	releaseFn    func()
+	releaseOnce  sync.Once
+	// proto is the HTTP version of the last response, major<<8 | minor,
+	// for telemetry; 0 before the first. It and straight fit in the 4
+	// bytes releaseOnce leaves.
+	proto          atomic.Int32
+	straight       atomic.Bool // the server did not redirect: requests go to direct
 	headers        http.Header
 	headerFunc     func(context.Context) (http.Header, error)
 	logger         *slog.Logger
 	late           *latelog.Target // nil when the transport's Logger was set
 	maxMessageSize int
-	errs           Errors
+	errs           *Errors
 }
 
 func (c *httpConfig) maxSize() int {
@@ -124,7 +133,7 @@ var (
 // do not write into them.
 func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
 	var req *http.Request
-	if u == c.rawURL && c.url != nil {
+	if u == c.target && c.url != nil {
 		// The URL parsed once, as NewRequestWithContext would parse it.
 		req = (&http.Request{
 			Method:     method,
@@ -139,6 +148,9 @@ func (c *httpConfig) newRequest(ctx context.Context, method, u string, body []by
 		case body != nil && len(body) == 0:
 			req.Body = http.NoBody
 		case body != nil:
+			// A body net/http knows for one in memory (a *bytes.Reader,
+			// as NopCloser wraps it): the headers and the body go out in
+			// one write.
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			req.ContentLength = int64(len(body))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -191,9 +203,44 @@ func (c *httpConfig) doStream(req *http.Request) (*http.Response, error) {
 func (c *httpConfig) do(req *http.Request) (*http.Response, error) { return c.doWith(c.client, req) }
 
 func (c *httpConfig) doWith(client *http.Client, req *http.Request) (*http.Response, error) {
+	direct := client == c.client && c.direct != nil
+	if direct && c.straight.Load() {
+		return c.roundTrip(req)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, redact.Err(err)
+	}
+	if direct && resp.Request != nil && resp.Request.URL == req.URL { // not redirected
+		c.straight.Store(true)
+	}
+	c.proto.Store(int32(resp.ProtoMajor&0xff)<<8 | int32(resp.ProtoMinor&0xff))
+	return resp, nil
+}
+
+// roundTrip sends req to the direct transport, as the client would: an
+// error is a *url.Error naming the redacted URL, and a redirect sends req
+// again through the client, which follows it, as do the requests after
+// it.
+func (c *httpConfig) roundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.direct.RoundTrip(req)
+	if err != nil {
+		return nil, redact.Err(&url.Error{Op: req.Method[:1] + strings.ToLower(req.Method[1:]), URL: req.URL.Redacted(), Err: err})
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		if resp.Header.Get("Location") == "" {
+			break
+		}
+		c.straight.Store(false)
+		resp.Body.Close()
+		again := req.Clone(req.Context())
+		if req.GetBody != nil {
+			if again.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		return c.doWith(c.client, again)
 	}
 	c.proto.Store(int32(resp.ProtoMajor&0xff)<<8 | int32(resp.ProtoMinor&0xff))
 	return resp, nil

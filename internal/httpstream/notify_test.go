@@ -35,7 +35,7 @@ func TestPostNotificationKeepsTheOrderWritten(t *testing.T) {
 			w.WriteHeader(http.StatusAccepted)
 		}))
 		s := New(Options{Config: Config{URL: srv.URL, Client: srv.Client(), Logger: slog.New(slog.DiscardHandler),
-			Errors: Errors{Closed: errors.New("closed"), BadResult: errors.New("bad result")}}})
+			Errors: &Errors{Closed: errors.New("closed"), BadResult: errors.New("bad result")}}})
 
 		require.NoError(t, s.WriteObject(json.RawMessage(`{"jsonrpc":"2.0","method":"first"}`)))
 		<-gotFirst

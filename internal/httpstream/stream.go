@@ -43,7 +43,7 @@ func New(o Options) *Stream {
 	}
 	life, cancel := context.WithCancel(context.Background())
 	return &Stream{cfg: cfg, notifyTimeout: o.NotifyTimeout, fallbackToSSE: o.FallbackToSSE, memory: o.Memory,
-		in: newInbox(cfg.errs.BadResult), out: newInbox(cfg.errs.BadResult), life: life, cancel: cancel, closeTimeout: closeTimeout}
+		in: newInbox(cfg.errs.BadResult), life: life, cancel: cancel, closeTimeout: closeTimeout}
 }
 
 // maxResumes bounds how often one response's stream is resumed.
@@ -66,7 +66,6 @@ func (s *Stream) SessionID() string {
 type Stream struct {
 	cfg           *httpConfig
 	notifyTimeout time.Duration
-	fallbackToSSE bool
 	memory        *Memory
 	in            *inbox
 	life          context.Context
@@ -74,13 +73,13 @@ type Stream struct {
 	closeTimeout  time.Duration
 	wg            sync.WaitGroup
 	closeOnce     sync.Once
+	fallbackToSSE bool // beside closeOnce, in the 4 bytes it leaves
 
 	mu       sync.Mutex
 	session  string
 	version  string // negotiated protocol version, once initialize is answered
 	initBody []byte // the initialize request, to start a new session after a 404
 	initID   string
-	getOpen  bool
 	legacy   *SSE // set when the server turned out to speak HTTP+SSE
 
 	// The values of the session and version headers, made once and shared
@@ -94,8 +93,11 @@ type Stream struct {
 	serial     sync.Mutex
 	unsent     atomic.Int64
 	senderOnce sync.Once
+	closing    atomic.Bool // Close has begun
+	// getOpened, once the GET stream is asked for, is closed when the
+	// server has answered it (see openGet); under mu.
+	getOpened  chan struct{}
 	senderDone chan struct{} // closed when the sender has returned
-	closing    atomic.Bool   // Close has begun
 
 	inflight map[string]context.CancelFunc // the POSTs of requests, by id
 
@@ -270,6 +272,7 @@ func (s *Stream) WriteObject(obj any) error {
 			s.initialized = make(chan struct{})
 		}
 		s.mu.Unlock()
+		s.awaitGet(s.life) // the handshake ends with the GET stream open
 	}
 	if string(top.Method) == `"notifications/cancelled"` {
 		s.mu.Lock()
@@ -280,12 +283,15 @@ func (s *Stream) WriteObject(obj any) error {
 			return nil // closing the request's stream is the cancellation
 		}
 	}
-	s.startSender()
+	out := s.startSender()
+	if out == nil { // closed meanwhile
+		return s.cfg.errs.Closed
+	}
 	if isRequest(top) {
-		return s.out.putBounded(b, MaxQueue)
+		return out.putBounded(b, MaxQueue)
 	}
 	s.unsent.Add(1)
-	err = s.out.putBounded(b, MaxQueue)
+	err = out.putBounded(b, MaxQueue)
 	if err != nil {
 		s.unsent.Add(-1)
 	}
@@ -343,6 +349,7 @@ func (s *Stream) PostNotification(ctx context.Context, b []byte) bool {
 	s.send(&exchange{ctx: pctx, b: bytes.Clone(b), top: top})
 	if initialized {
 		s.markInitialized()
+		s.awaitGet(ctx) // sent beside notifications/initialized
 	}
 	return true
 }
@@ -394,7 +401,12 @@ func (s *Stream) PostRequest(ctx context.Context, b []byte, h http.Header, own f
 	// The transport may read the body after the answer has come, so it
 	// gets its own copy. top still points into b, which the caller keeps
 	// until postRequest returns; send uses it only until then.
-	x := &exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
+	x := exchanges.Get().(*exchange)
+	defer func() {
+		*x = exchange{}
+		exchanges.Put(x)
+	}()
+	*x = exchange{ctx: s.life, b: bytes.Clone(b), top: top, extra: h, own: own}
 	if ctx.Done() != nil {
 		pctx, cancel := context.WithCancel(ctx)
 		x.end.cancel = cancel
@@ -408,6 +420,11 @@ func (s *Stream) PostRequest(ctx context.Context, b []byte, h http.Header, own f
 	s.send(x)
 	return true
 }
+
+// exchanges are the exchanges of PostRequest, used again: nothing keeps
+// one once its POST is over (the drain of an SSE answer's end keeps the
+// body, not the exchange).
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
 // postEnd is the end of a POST that runs under its caller's ctx: Close
 // ends it too. The stream keeps them in a list of its own, not in its
@@ -503,8 +520,13 @@ func ownBytes(obj any) ([]byte, error) {
 // lets requests follow the answer to initialize at once, without waiting
 // for notifications/initialized, and separate POSTs keep no order on the
 // way to the server anyway.
-func (s *Stream) startSender() {
+//
+// It returns the queue, made with the sender (a connection whose messages
+// all go out from their callers' goroutines holds none), or nil once
+// Close has begun without one.
+func (s *Stream) startSender() *inbox {
 	s.senderOnce.Do(func() {
+		s.out = newInbox(s.cfg.errs.BadResult)
 		s.senderDone = make(chan struct{})
 		s.wg.Add(1)
 		go func() {
@@ -537,6 +559,7 @@ func (s *Stream) startSender() {
 			}
 		}()
 	})
+	return s.out
 }
 
 func isRequest(top ndjson.Top) bool { return top.ID != nil && top.Method != nil }
@@ -1129,35 +1152,66 @@ func (s *Stream) get(ctx context.Context, lastEventID string) (*http.Response, e
 	return s.cfg.doStream(req)
 }
 
-// openGet starts the stream of the server's own messages, once. It waits
-// (at most getOpenWait) until the server has answered the GET, so that the
-// stream is open before the client learns that initialize succeeded, and
-// so before notifications/initialized and anything after it. No GET is
-// sent when the server at this URL answered one with 405 (no stream) less
-// than noGetMemory ago.
+// openGet starts the stream of the server's own messages, once, as the
+// answer to initialize comes with the session's id: the GET goes out
+// while the client takes the answer and sends notifications/initialized,
+// and the handshake ends once both are answered (see awaitGet), so that
+// what the server sends after it finds the stream open. No GET is sent
+// when the server at this URL answered one with 405 (no stream) less than
+// noGetMemory ago.
 func (s *Stream) openGet() {
+	noGet := s.knownNoGet()
 	s.mu.Lock()
-	if s.getOpen || s.life.Err() != nil {
+	if s.getOpened != nil || s.life.Err() != nil {
 		s.mu.Unlock()
 		return
 	}
-	s.getOpen = true
+	opened := closedChan
+	if !noGet {
+		opened = make(chan struct{})
+	}
+	s.getOpened = opened
 	s.mu.Unlock()
-	if s.knownNoGet() {
+	if noGet {
 		return
 	}
-	opened := make(chan struct{})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.listen(opened)
 	}()
+}
+
+// closedChan stands for a GET stream that is not to be awaited.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// awaitGet waits until the server has answered the GET stream, if one was
+// asked for: at most getOpenWait, and as long as ctx and the stream last.
+// notifications/initialized waits for it, so that the handshake ends with
+// the stream open.
+func (s *Stream) awaitGet(ctx context.Context) {
+	s.mu.Lock()
+	opened := s.getOpened
+	s.mu.Unlock()
+	if opened == nil {
+		return
+	}
+	select {
+	case <-opened:
+		return
+	default:
+	}
 	timer := time.NewTimer(getOpenWait)
 	defer timer.Stop()
 	select {
 	case <-opened:
 	case <-timer.C:
 	case <-s.life.Done():
+	case <-ctx.Done():
 	}
 }
 
@@ -1218,8 +1272,7 @@ func (s *Stream) epoch() int {
 }
 
 // deliver hands a received message to ReadObject. The answer to
-// initialize is held back until the GET stream is open (see openGet), so
-// that nothing the server sends once the client has it is missed.
+// initialize opens the GET stream first (see openGet).
 func (s *Stream) deliver(msg []byte) {
 	if top, ok := ndjson.ScanTop(msg); ok {
 		s.answered(top)
@@ -1420,8 +1473,10 @@ func (s *Stream) fallback(b []byte, fail func(error)) {
 func (s *Stream) Close() error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
-		s.out.end(s.cfg.errs.Closed)
 		s.senderOnce.Do(func() {}) // no sender starts from now on
+		if s.out != nil {
+			s.out.end(s.cfg.errs.Closed)
+		}
 		if s.senderDone != nil {
 			timer := time.NewTimer(s.closeTimeout)
 			select {

@@ -76,7 +76,7 @@ func (b *countingBody) Close() error { b.closed = true; return nil }
 // started to read it.
 func TestAStreamThatEndedWithItsResponseIsNotDrained(t *testing.T) {
 	s := New(Options{Config: Config{URL: "http://127.0.0.1:1/mcp", Logger: slog.New(slog.DiscardHandler),
-		Errors: Errors{Closed: errors.New("closed"), BadResult: errors.New("bad result")}}})
+		Errors: &Errors{Closed: errors.New("closed"), BadResult: errors.New("bad result")}}})
 	defer s.Close()
 	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`)
 	top, ok := ndjson.ScanTop(req)

@@ -22,9 +22,12 @@ import (
 // stdin: "conns" with the number of TCP connections open to it, "notify"
 // by sending notifications/tools/list_changed on every GET stream open
 // (stateful) and printing how many. It ends when stdin does.
+// http-stateless speaks 2025-11-25 without sessions, http-modern
+// 2026-07-28 (stateless by design).
 func init() {
 	scenarios["http-stateful"] = func() { serveIdle(newStreamingServer()) }
 	scenarios["http-stateless"] = func() { serveIdle(&mcptest.Server{}) }
+	scenarios["http-modern"] = func() { serveIdle(&mcptest.Server{Versions: mcptest.Modern}) }
 }
 
 // notifier is a server that can notify its clients.
