@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/mcplug/mcplug/agent"
 	"github.com/mcplug/mcplug/internal/claudecode"
-	"github.com/mcplug/mcplug/internal/mockllm"
 	"github.com/mcplug/mcplug/internal/testdir"
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
@@ -41,28 +39,7 @@ func TestInstructionsAsClaudeCodeSendsThem(t *testing.T) {
 	require.NoError(t, err)
 	testdir.Write(t, filepath.Join(home, ".claude.json"), string(b))
 
-	turns := make([]mockllm.Turn, 20)
-	for i := range turns {
-		turns[i] = mockllm.Turn{Text: "ok"}
-	}
-	mock, err := mockllm.Start(turns...)
-	require.NoError(t, err)
-	defer mock.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "hello", "--output-format", "json")
-	cmd.Dir = project
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLAUDE") && !strings.HasPrefix(kv, "ANTHROPIC") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+mock.URL, "ANTHROPIC_API_KEY=sk-mcplug-test", "DISABLE_TELEMETRY=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "claude -p: %s", out)
-	requests := mock.Requests()
-	require.NotEmpty(t, requests)
+	requests := claudecode.Print(t, claude, project)
 	var theirs struct {
 		Messages []struct {
 			Content json.RawMessage `json:"content"`

@@ -4,7 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
-	"strings"
+
+	"github.com/mcplug/mcplug/mcp/config"
 )
 
 // maxToolNameLength is the longest tool name model APIs accept.
@@ -16,7 +17,7 @@ const maxToolNameLength = 64
 // hex digits of a hash of both names, stable and distinct. Calls are routed
 // by a table, never by splitting the name.
 func ExposedName(server, tool string) string {
-	name := "mcp__" + sanitize(server) + "__" + sanitize(tool)
+	name := "mcp__" + config.SanitizeName(server) + "__" + config.SanitizeName(tool)
 	if len(name) <= maxToolNameLength {
 		return name
 	}
@@ -27,7 +28,7 @@ func ExposedName(server, tool string) string {
 // another's: with a hash of server and tool, and, should that be taken
 // too, of a counter beside them.
 func disambiguate(server, tool string, taken func(string) bool) string {
-	name := withHash("mcp__"+sanitize(server)+"__"+sanitize(tool), server, tool)
+	name := withHash("mcp__"+config.SanitizeName(server)+"__"+config.SanitizeName(tool), server, tool)
 	for n := 1; taken(name); n++ {
 		name = withHash(ExposedName(server, tool), server, tool+"\x00"+strconv.Itoa(n))
 	}
@@ -41,20 +42,4 @@ func withHash(name, server, tool string) string {
 		name = name[:maxToolNameLength-len(suffix)]
 	}
 	return name + suffix
-}
-
-func sanitize(s string) string {
-	if s == "" {
-		return "_"
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
 }

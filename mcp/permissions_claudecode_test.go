@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcplug/mcplug/internal/claudecode"
 	"github.com/mcplug/mcplug/internal/managedpath"
-	"github.com/mcplug/mcplug/internal/mockllm"
 	"github.com/mcplug/mcplug/internal/testdir"
 	"github.com/mcplug/mcplug/internal/testproc"
 	"github.com/mcplug/mcplug/mcp"
@@ -113,28 +113,7 @@ func layPermissions(t *testing.T, files map[string]string, from string) string {
 // section of them: then every server was connected when it asked.
 func claudeTools(t *testing.T, claude, dir string) []string {
 	t.Helper()
-	turns := make([]mockllm.Turn, 20)
-	for i := range turns {
-		turns[i] = mockllm.Turn{Text: "ok"}
-	}
-	mock, err := mockllm.Start(turns...)
-	require.NoError(t, err)
-	defer mock.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "hello", "--output-format", "json")
-	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLAUDE") && !strings.HasPrefix(kv, "ANTHROPIC") && !strings.HasPrefix(kv, "ENABLE_TOOL_SEARCH") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+mock.URL, "ANTHROPIC_API_KEY=sk-mcplug-test", "ENABLE_TOOL_SEARCH=false",
-		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "claude -p: %s", out)
-	requests := mock.Requests()
-	require.NotEmpty(t, requests, "claude -p sent nothing: %s", out)
+	requests := claudecode.Print(t, claude, dir, "ENABLE_TOOL_SEARCH=false")
 	last := requests[len(requests)-1]
 	var req struct {
 		Tools []struct {
