@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The contract floor: the floor plus exactly what mcplug's contract asks
@@ -182,7 +185,7 @@ func appendJSONString(b []byte, s string) []byte {
 func decodeContractResult(raw []byte) (*contractResult, error) {
 	res := &contractResult{}
 	d := contractDecoder{data: raw}
-	if d.result(res) {
+	if d.result(res) && d.end() {
 		return res, nil
 	}
 	res = &contractResult{}
@@ -197,7 +200,7 @@ func decodeContractResult(raw []byte) (*contractResult, error) {
 func decodeContractTools(raw []byte) (*contractTools, error) {
 	res := &contractTools{}
 	d := contractDecoder{data: raw}
-	if d.tools(res) {
+	if d.tools(res) && d.end() {
 		return res, nil
 	}
 	res = &contractTools{}
@@ -207,41 +210,72 @@ func decodeContractTools(raw []byte) (*contractTools, error) {
 	return res, nil
 }
 
-// errResponse is the answer of a response that carries an error.
-var errResponse = errors.New("contract floor: the server answered with an error")
+var (
+	// errResponse is the answer of a response that carries an error.
+	errResponse = errors.New("contract floor: the server answered with an error")
+	errNoResult = errors.New("contract floor: no result in the response")
+)
 
-// responseResult checks a whole response line as encoding/json would and
-// returns its result member, which stays in line.
-func responseResult(line []byte) ([]byte, error) {
+// decodeResponse checks a whole response line as encoding/json would, and
+// decodes its result member into into (a *contractResult or a
+// *contractTools) in the same pass. When the line is not of the shape it
+// reads, encoding/json reads it all.
+func decodeResponse(line []byte, into any) error {
 	d := contractDecoder{data: line}
-	var result []byte
-	hasError := false
+	var seen fields
+	found, failed := false, false
 	ok := d.members(func(key []byte) bool {
-		start := d.pos
-		if !d.skip(0) {
-			return false
-		}
 		switch string(key) {
 		case "result":
-			result = d.data[start:d.pos]
+			if !seen.known(key, 1) {
+				return false
+			}
+			found = true
+			switch v := into.(type) {
+			case *contractResult:
+				return d.result(v)
+			case *contractTools:
+				return d.tools(v)
+			}
+			return false
 		case "error":
-			hasError = true
+			if !seen.known(key, 2) {
+				return false
+			}
+			failed = true
+		default:
+			if !seen.known(key, 0, "result", "error") {
+				return false
+			}
 		}
-		return true
+		return d.skip(0)
 	}) && d.end()
-	switch {
-	case !ok:
-		var v map[string]json.RawMessage
-		if err := json.Unmarshal(line, &v); err != nil {
-			return nil, err
+	if !ok {
+		var env struct {
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
 		}
-		return nil, errors.New("contract floor: not the response expected")
-	case hasError:
-		return nil, errResponse
-	case result == nil:
-		return nil, errors.New("contract floor: no result in the response")
+		if err := json.Unmarshal(line, &env); err != nil {
+			return err
+		}
+		found, failed = env.Result != nil, env.Error != nil
+		if found && !failed {
+			switch v := into.(type) { // what the hand-written pass left
+			case *contractResult:
+				*v = contractResult{}
+			case *contractTools:
+				*v = contractTools{}
+			}
+			return json.Unmarshal(env.Result, into)
+		}
 	}
-	return result, nil
+	switch {
+	case failed:
+		return errResponse
+	case !found:
+		return errNoResult
+	}
+	return nil
 }
 
 // contractDecoder reads the shapes a result has, checking everything as
@@ -250,7 +284,6 @@ func responseResult(line []byte) ([]byte, error) {
 type contractDecoder struct {
 	data []byte
 	pos  int
-	buf  []byte // unescaped strings are built here
 }
 
 func (d *contractDecoder) space() {
@@ -435,7 +468,7 @@ func (d *contractDecoder) result(res *contractResult) bool {
 			return true
 		}
 		return seen.known(key, 0, "content", "isError") && d.skip(0)
-	}) && d.end()
+	})
 }
 
 func (d *contractDecoder) content(c *contractContent) bool {
@@ -472,7 +505,7 @@ func (d *contractDecoder) tools(res *contractTools) bool {
 			res.Tools = append(res.Tools, contractTool{})
 			return d.tool(&res.Tools[len(res.Tools)-1])
 		})
-	}) && d.end()
+	})
 }
 
 func (d *contractDecoder) tool(t *contractTool) bool {
@@ -533,83 +566,130 @@ func (d *contractDecoder) stringOrNull(dst *string) bool {
 
 // str decodes the string at d.pos as encoding/json does: a string of its
 // own, escapes decoded, invalid UTF-8 made U+FFFD; a control character or
-// a bad escape is not read.
+// a bad escape is not read. Long runs are crossed a word at a time and
+// copied whole, once.
 func (d *contractDecoder) str() (string, bool) {
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return "", false
 	}
 	start := d.pos + 1
-	i := start
-	for i < len(d.data) { // the plain run: printable ASCII
-		c := d.data[i]
-		if c == '"' {
-			d.pos = i + 1
-			return string(d.data[start:i]), true
+	i := start + plainPrefix(d.data[start:])
+	if i < len(d.data) && d.data[i] == '"' {
+		d.pos = i + 1
+		return string(d.data[start:i]), true
+	}
+	end := stringEnd(d.data, i)
+	if end < 0 {
+		return "", false
+	}
+	b := make([]byte, 0, end-start)
+	b = append(b, d.data[start:i]...)
+	for i < end {
+		run := d.data[i:end]
+		if j := bytes.IndexByte(run, '\\'); j >= 0 {
+			run = run[:j]
 		}
-		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+		k := plainPrefix(run)
+		b = append(b, run[:k]...)
+		for k < len(run) { // what is not printable ASCII
+			c := run[k]
+			switch {
+			case c < 0x20:
+				return "", false
+			case c < utf8.RuneSelf:
+				b = append(b, c)
+				k++
+			default:
+				r, size := utf8.DecodeRune(run[k:])
+				b = utf8.AppendRune(b, r) // RuneError for a bad byte, as encoding/json
+				k += size
+			}
+		}
+		i += len(run)
+		if i == end {
 			break
+		}
+		// An escape at i.
+		switch e := d.data[i+1]; e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(d.data[i+2 : end])
+			if r < 0 {
+				return "", false
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if end-i >= 6 && d.data[i] == '\\' && d.data[i+1] == 'u' {
+					if dec := utf16.DecodeRune(r, hex4(d.data[i+2:end])); dec != utf8.RuneError {
+						b = utf8.AppendRune(b, dec)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default:
+			return "", false
+		}
+		i += 2
+	}
+	d.pos = end + 1
+	// b is this string's own and is not written again, as in
+	// strings.Builder.
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// stringEnd returns the index of the quote that ends the string whose
+// bytes go on at data[from:] (no backslash escapes data[from]), or -1.
+func stringEnd(data []byte, from int) int {
+	for i := from; ; {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return -1
+		}
+		i += q
+		n := 0 // the backslashes just before the quote
+		for j := i - 1; j >= from && data[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i
 		}
 		i++
 	}
-	b := append(d.buf[:0], d.data[start:i]...)
-	for i < len(d.data) {
-		c := d.data[i]
-		switch {
-		case c == '"':
-			d.pos = i + 1
-			d.buf = b
-			return string(b), true
-		case c < 0x20:
-			return "", false
-		case c < utf8.RuneSelf && c != '\\':
-			b = append(b, c)
-			i++
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(d.data[i:])
-			b = utf8.AppendRune(b, r) // RuneError for a bad byte, as encoding/json
-			i += size
-		default: // an escape
-			if i+1 >= len(d.data) {
-				return "", false
-			}
-			switch e := d.data[i+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r := hex4(d.data[i+2:])
-				if r < 0 {
-					return "", false
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if len(d.data)-i >= 6 && d.data[i] == '\\' && d.data[i+1] == 'u' {
-						if dec := utf16.DecodeRune(r, hex4(d.data[i+2:])); dec != utf8.RuneError {
-							b = utf8.AppendRune(b, dec)
-							i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default:
-				return "", false
-			}
-			i += 2
+}
+
+// plainPrefix returns how many bytes of b, from its start, are printable
+// ASCII other than the quote and the backslash: eight at a time.
+func plainPrefix(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		quote, backslash := x^(ones*'"'), x^(ones*'\\')
+		if (x-ones*0x20)&^x&highs|x&highs|(quote-ones)&^quote&highs|(backslash-ones)&^backslash&highs != 0 {
+			break
 		}
 	}
-	return "", false
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return i
 }
 
 // hex4 is the value of four hex digits, or -1.
@@ -707,31 +787,37 @@ func (d *contractDecoder) skipString() bool {
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return false
 	}
-	for i := d.pos + 1; i < len(d.data); i++ {
+	start := d.pos + 1
+	end := stringEnd(d.data, start)
+	if end < 0 {
+		return false
+	}
+	for i := start; i < end; {
+		i += plainPrefix(d.data[i:end])
+		if i == end {
+			break
+		}
 		switch c := d.data[i]; {
-		case c == '"':
-			d.pos = i + 1
-			return true
 		case c < 0x20:
 			return false
 		case c == '\\':
-			if i+1 >= len(d.data) {
-				return false
-			}
 			switch d.data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
+				i += 2
 			case 'u':
-				if hex4(d.data[i+2:]) < 0 {
+				if hex4(d.data[i+2:end]) < 0 {
 					return false
 				}
-				i += 5
+				i += 6
 			default:
 				return false
 			}
+		default: // from 0x80: any byte goes (encoding/json replaces the bad ones)
+			i++
 		}
 	}
-	return false
+	d.pos = end + 1
+	return true
 }
 
 // number steps over a number as JSON writes one.

@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/mcplug/mcplug/internal/testproc"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,7 +111,7 @@ func TestContractResultIsWhatEncodingJSONDecodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sameAsEncodingJSON(t, []byte(tc.raw))
 			d := contractDecoder{data: []byte(tc.raw)}
-			assert.Equal(t, tc.fast, d.result(&contractResult{}), "read by the hand-written decoder")
+			assert.Equal(t, tc.fast, d.result(&contractResult{}) && d.end(), "read by the hand-written decoder")
 		})
 	}
 }
@@ -138,7 +142,7 @@ func TestContractToolsAreWhatEncodingJSONDecodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sameToolsAsEncodingJSON(t, []byte(tc.raw))
 			d := contractDecoder{data: []byte(tc.raw)}
-			assert.Equal(t, tc.fast, d.tools(&contractTools{}), "read by the hand-written decoder")
+			assert.Equal(t, tc.fast, d.tools(&contractTools{}) && d.end(), "read by the hand-written decoder")
 		})
 	}
 }
@@ -153,6 +157,43 @@ func TestContractResponseFindsTheResult(t *testing.T) {
 	assert.Error(t, err, "a line cut short")
 	_, err = contractTextLen([]byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a` + "\x02" + `"}]}}`))
 	assert.Error(t, err, "a control character")
+}
+
+func FuzzContractResponse(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a\u00e9"}]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no"}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"Result":{"content":[]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":null}`))
+	for _, tc := range results {
+		f.Add([]byte(`{"id":1,"result":` + tc.raw + `}`))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var env struct {
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		var want contractResult
+		wantErr := json.Unmarshal(line, &env)
+		switch {
+		case wantErr != nil:
+		case env.Error != nil:
+			wantErr = errResponse
+		case env.Result == nil:
+			wantErr = errNoResult
+		default:
+			wantErr = json.Unmarshal(env.Result, &want)
+		}
+		got, err := contractResponse(append([]byte(nil), line...))
+		if wantErr != nil {
+			assert.Error(t, err, "encoding/json: %v", wantErr)
+			if errors.Is(wantErr, errResponse) || errors.Is(wantErr, errNoResult) {
+				assert.ErrorIs(t, err, wantErr)
+			}
+			return
+		}
+		require.NoError(t, err)
+		assert.Equal(t, want, *got)
+	})
 }
 
 func FuzzContractResult(f *testing.F) {
@@ -194,4 +235,30 @@ func sameToolsAsEncodingJSON(t *testing.T, raw []byte) {
 	require.NoError(t, err)
 	assert.Equal(t, want, *got)
 	assert.Equal(t, want.Tools == nil, got.Tools == nil, "nil and empty tools are told apart")
+}
+
+// BenchmarkContractResponse is what the contract floor spends on an
+// answer: the bench server's echo, and its large results.
+func BenchmarkContractResponse(b *testing.B) {
+	for _, tc := range []struct {
+		name, tool string
+		size       int
+	}{
+		{"echo", "echo", 0},
+		{"1 MiB with escapes", "big", 1 << 20},
+		{"1 MiB plain", "plain", 1 << 20},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":{"size":%d}}}`+"\n", tc.tool, tc.size)
+			line, ok := testproc.BenchAnswer(nil, []byte(req))
+			require.True(b, ok)
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := contractTextLen(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

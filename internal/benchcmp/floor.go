@@ -121,11 +121,7 @@ func appendCall(b []byte, tool string, args map[string]any, contract bool) []byt
 // response checked, the result decoded into owned strings) and returns
 // the length of its first block's text.
 func contractTextLen(line []byte) (int, error) {
-	raw, err := responseResult(line)
-	if err != nil {
-		return 0, err
-	}
-	res, err := decodeContractResult(raw)
+	res, err := contractResponse(line)
 	if err != nil {
 		return 0, err
 	}
@@ -135,14 +131,19 @@ func contractTextLen(line []byte) (int, error) {
 	return len(res.Content[0].Text), nil
 }
 
+// contractResponse decodes the result of a tools/call answer as the
+// contract floor does.
+func contractResponse(line []byte) (*contractResult, error) {
+	res := &contractResult{}
+	if err := decodeResponse(line, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // contractListed decodes a tools/list answer as the contract floor does.
 func contractListed(line []byte) error {
-	raw, err := responseResult(line)
-	if err != nil {
-		return err
-	}
-	_, err = decodeContractTools(raw)
-	return err
+	return decodeResponse(line, &contractTools{})
 }
 
 // textLen returns the unescaped length of the first "text" string in line:
