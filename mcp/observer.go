@@ -115,6 +115,10 @@ func (c *Connection) operation(method string, id uint64, params any) *Operation 
 	switch p := params.(type) {
 	case jsonrpc.ToolCall:
 		name = p.Name
+	case *jsonrpc.ToolCall:
+		if p != nil {
+			name = p.Name
+		}
 	case taskCallParams:
 		name = p.Name
 	case initializeParams:

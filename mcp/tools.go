@@ -121,9 +121,9 @@ func (c *Connection) checkTool(raw json.RawMessage) (Tool, bool) {
 // [*Error] (an unknown tool, say), a malformed result (ErrBadResult), ctx
 // ending, or the connection ending (ErrClosed).
 func (c *Connection) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
-	bp := argsBufPool.Get().(*[]byte)
-	defer argsBufPool.Put(bp)
-	arguments, err := encodeArguments((*bp)[:0], args)
+	scratch := callScratchPool.Get().(*callScratch)
+	defer scratch.release()
+	arguments, err := encodeArguments(scratch.args[:0], args)
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +133,9 @@ func (c *Connection) CallTool(ctx context.Context, name string, args any) (*Call
 	if err != nil {
 		return nil, err
 	}
-	var params any = jsonrpc.ToolCall{Name: name, Arguments: arguments}
-	var progress func(Progress) // for a task's status messages
+	scratch.call = jsonrpc.ToolCall{Name: name, Arguments: arguments}
+	var params any = &scratch.call // not boxed: nothing keeps params past the call
+	var progress func(Progress)    // for a task's status messages
 	asked := e.needsTask(ctx, c, name)
 	if asked {
 		params = taskCallParams{Name: name, Arguments: arguments, Augmentation: taskRequest{TTL: taskTTL(ctx)}}
@@ -204,8 +205,22 @@ func (c *Connection) toolHeaders(ctx context.Context, mirrored bool, name string
 	return withHeaders(ctx, h), nil
 }
 
-// argsBufPool holds buffers for encoding tool arguments.
-var argsBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+// callScratch is what a CallTool needs while it runs: a buffer for its
+// encoded arguments, and its params.
+type callScratch struct {
+	args []byte
+	call jsonrpc.ToolCall
+}
+
+// callScratchPool holds the callScratch of calls that have returned.
+var callScratchPool = sync.Pool{New: func() any { return &callScratch{args: make([]byte, 0, 256)} }}
+
+// release gives s back to callScratchPool, keeping no reference to the
+// call's name or arguments (which may be the caller's own bytes).
+func (s *callScratch) release() {
+	s.call = jsonrpc.ToolCall{}
+	callScratchPool.Put(s)
+}
 
 // errHeaders is the error of a tool call whose arguments cannot be
 // mirrored into the headers the tool's schema asks for

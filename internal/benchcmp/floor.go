@@ -19,12 +19,13 @@ import (
 // used from two goroutines: it is the floor the others are measured
 // against, not a client.
 type floorClient struct {
-	cmd *exec.Cmd
-	in  *os.File
-	out *os.File
-	r   *lineReader
-	id  int
-	req []byte
+	contract bool // the contract floor (contract.go)
+	cmd      *exec.Cmd
+	in       *os.File
+	out      *os.File
+	r        *lineReader
+	id       int
+	req      []byte
 }
 
 // The floors' handshake: the initialize request after "method":, and the
@@ -35,11 +36,21 @@ const (
 )
 
 func connectFloor(_ context.Context, exe string) (client, error) {
+	return startFloor(exe, false)
+}
+
+// connectContract is the contract floor over stdio: the floor, with the
+// arguments encoded and the answers decoded as mcplug's contract says.
+func connectContract(_ context.Context, exe string) (client, error) {
+	return startFloor(exe, true)
+}
+
+func startFloor(exe string, contract bool) (client, error) {
 	cmd, in, out, err := startFloorServer(exe)
 	if err != nil {
 		return nil, err
 	}
-	f := &floorClient{cmd: cmd, in: in, out: out, r: newLineReader(out)}
+	f := &floorClient{contract: contract, cmd: cmd, in: in, out: out, r: newLineReader(out)}
 	if _, err := f.roundTrip(floorInitialize); err != nil {
 		f.close()
 		return nil, err
@@ -79,21 +90,60 @@ func (f *floorClient) send() ([]byte, error) {
 
 func (f *floorClient) call(_ context.Context, tool string, args map[string]any) (int, error) {
 	f.begin()
-	f.req = appendCall(f.req, tool, args)
+	f.req = appendCall(f.req, tool, args, f.contract)
 	line, err := f.send()
 	if err != nil {
 		return 0, err
+	}
+	if f.contract {
+		return contractTextLen(line)
 	}
 	return textLen(line)
 }
 
 // appendCall appends the rest of a tools/call request after "method":,
-// with its newline.
-func appendCall(b []byte, tool string, args map[string]any) []byte {
+// with its newline; with contract, the arguments are encoded from the map
+// as encoding/json does.
+func appendCall(b []byte, tool string, args map[string]any, contract bool) []byte {
 	b = append(b, `"tools/call","params":{"name":`...)
+	if contract {
+		b = appendJSONString(b, tool)
+		b = append(b, `,"arguments":`...)
+		b = appendContractArgs(b, args)
+		return append(b, "}}\n"...)
+	}
 	b = strconv.AppendQuote(b, tool)
 	b = append(b, `,"arguments":`...)
 	return append(append(b, argsJSON(args)...), "}}\n"...)
+}
+
+// contractTextLen decodes an answer as the contract floor does (the whole
+// response checked, the result decoded into owned strings) and returns
+// the length of its first block's text.
+func contractTextLen(line []byte) (int, error) {
+	res, err := contractResponse(line)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Content) == 0 {
+		return 0, errors.New("contract floor: no content in the result")
+	}
+	return len(res.Content[0].Text), nil
+}
+
+// contractResponse decodes the result of a tools/call answer as the
+// contract floor does.
+func contractResponse(line []byte) (*contractResult, error) {
+	res := &contractResult{}
+	if err := decodeResponse(line, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// contractListed decodes a tools/list answer as the contract floor does.
+func contractListed(line []byte) error {
+	return decodeResponse(line, &contractTools{})
 }
 
 // textLen returns the unescaped length of the first "text" string in line:
@@ -143,7 +193,10 @@ func textLen(line []byte) (int, error) {
 }
 
 func (f *floorClient) listTools(context.Context) error {
-	_, err := f.roundTrip(`"tools/list"`)
+	line, err := f.roundTrip(`"tools/list"`)
+	if err == nil && f.contract {
+		err = contractListed(line)
+	}
 	return err
 }
 

@@ -19,12 +19,13 @@ import (
 // reading to a call still waiting. Like floorClient, it serves nothing
 // and decodes nothing but the text's length.
 type floorMux struct {
-	cmd *exec.Cmd
-	in  *os.File
-	out *os.File
-	r   *lineReader
-	id  atomic.Int64
-	wmu sync.Mutex
+	contract bool // the contract floor (contract.go)
+	cmd      *exec.Cmd
+	in       *os.File
+	out      *os.File
+	r        *lineReader
+	id       atomic.Int64
+	wmu      sync.Mutex
 
 	mu      sync.Mutex
 	reading bool              // a call holds the reading
@@ -41,11 +42,20 @@ type waiter struct {
 }
 
 func connectFloorMux(_ context.Context, exe string) (client, error) {
+	return startFloorMux(exe, false)
+}
+
+// connectContractMux is the contract floor for concurrent calls.
+func connectContractMux(_ context.Context, exe string) (client, error) {
+	return startFloorMux(exe, true)
+}
+
+func startFloorMux(exe string, contract bool) (client, error) {
 	cmd, in, out, err := startFloorServer(exe)
 	if err != nil {
 		return nil, err
 	}
-	f := &floorMux{cmd: cmd, in: in, out: out, r: newLineReader(out), waiting: map[int64]*waiter{}}
+	f := &floorMux{contract: contract, cmd: cmd, in: in, out: out, r: newLineReader(out), waiting: map[int64]*waiter{}}
 	f.waiters.New = func() any { return &waiter{ch: make(chan bool, 1)} }
 	if _, err := f.roundTrip(floorInitialize); err != nil {
 		f.close()
@@ -177,7 +187,11 @@ func (f *floorMux) roundTrip(rest string) ([]byte, error) {
 }
 
 func (f *floorMux) call(_ context.Context, tool string, args map[string]any) (int, error) {
-	return f.send(func(b []byte) []byte { return appendCall(b, tool, args) }, textLen)
+	answer := textLen
+	if f.contract {
+		answer = contractTextLen
+	}
+	return f.send(func(b []byte) []byte { return appendCall(b, tool, args, f.contract) }, answer)
 }
 
 // argsJSON is the bench's arguments as JSON: {"text":"hi"} or {"size":N}.
@@ -189,7 +203,10 @@ func argsJSON(args map[string]any) string {
 }
 
 func (f *floorMux) listTools(context.Context) error {
-	_, err := f.roundTrip(`"tools/list"`)
+	line, err := f.roundTrip(`"tools/list"`)
+	if err == nil && f.contract {
+		err = contractListed(line)
+	}
 	return err
 }
 

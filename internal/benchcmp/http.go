@@ -136,11 +136,12 @@ func (s *httpServer) stop() {
 // body at once; and it makes the three requests a connect needs
 // (initialize, initialized, tools/list), no more.
 type httpFloor struct {
-	url    *url.URL
-	client *http.Client
-	header http.Header
-	id     atomic.Int64
-	bufs   sync.Pool
+	contract bool // the contract floor (contract.go)
+	url      *url.URL
+	client   *http.Client
+	header   http.Header
+	id       atomic.Int64
+	bufs     sync.Pool
 }
 
 // floorTransports keeps one transport per URL, as mcplug's do: a
@@ -148,6 +149,15 @@ type httpFloor struct {
 var floorTransports sync.Map
 
 func connectHTTPFloor(ctx context.Context, u string) (client, error) {
+	return startHTTPFloor(ctx, u, false)
+}
+
+// connectHTTPContract is the contract floor over HTTP.
+func connectHTTPContract(ctx context.Context, u string) (client, error) {
+	return startHTTPFloor(ctx, u, true)
+}
+
+func startHTTPFloor(ctx context.Context, u string, contract bool) (client, error) {
 	parsed, err := url.Parse(u)
 	if err != nil {
 		return nil, err
@@ -158,7 +168,7 @@ func connectHTTPFloor(ctx context.Context, u string) (client, error) {
 		MaxIdleConnsPerHost: 256,
 		DisableCompression:  true,
 	})
-	f := &httpFloor{url: parsed, client: &http.Client{Transport: t.(*http.Transport)}, header: http.Header{
+	f := &httpFloor{contract: contract, url: parsed, client: &http.Client{Transport: t.(*http.Transport)}, header: http.Header{
 		"Content-Type":         {"application/json"},
 		"Accept":               {"application/json, text/event-stream"},
 		"Mcp-Protocol-Version": {protocol},
@@ -184,6 +194,12 @@ type floorBuf struct {
 // makes of the answer message: the body of a JSON answer, or the data of
 // an SSE one, valid only during answer.
 func (f *httpFloor) post(ctx context.Context, rest string, request bool, answer func([]byte) (int, error)) (int, error) {
+	return f.postWith(ctx, func(b []byte) []byte { return append(b, rest...) }, request, answer)
+}
+
+// postWith is post with the message's members after the id appended by
+// rest.
+func (f *httpFloor) postWith(ctx context.Context, rest func([]byte) []byte, request bool, answer func([]byte) (int, error)) (int, error) {
 	fb := f.bufs.Get().(*floorBuf)
 	defer f.bufs.Put(fb)
 	buf := append(fb.req[:0], `{"jsonrpc":"2.0",`...)
@@ -192,7 +208,7 @@ func (f *httpFloor) post(ctx context.Context, rest string, request bool, answer 
 		buf = strconv.AppendInt(buf, f.id.Add(1), 10)
 		buf = append(buf, ',')
 	}
-	buf = append(buf, rest...)
+	buf = rest(buf)
 	buf = append(buf, '}')
 	fb.req = buf
 	fb.body.Reset(buf)
@@ -234,11 +250,24 @@ func (f *httpFloor) post(ctx context.Context, rest string, request bool, answer 
 }
 
 func (f *httpFloor) call(ctx context.Context, tool string, args map[string]any) (int, error) {
+	if f.contract {
+		return f.postWith(ctx, func(b []byte) []byte {
+			b = append(b, `"method":"tools/call","params":{"name":`...)
+			b = appendJSONString(b, tool)
+			b = append(b, `,"arguments":`...)
+			b = appendContractArgs(b, args)
+			return append(b, '}')
+		}, true, contractTextLen)
+	}
 	return f.post(ctx, `"method":"tools/call","params":{"name":"`+tool+`","arguments":`+argsJSON(args)+`}`, true, textLen)
 }
 
 func (f *httpFloor) listTools(ctx context.Context) error {
-	_, err := f.post(ctx, `"method":"tools/list"`, true, nil)
+	var answer func([]byte) (int, error)
+	if f.contract {
+		answer = func(body []byte) (int, error) { return 0, contractListed(body) }
+	}
+	_, err := f.post(ctx, `"method":"tools/list"`, true, answer)
 	return err
 }
 

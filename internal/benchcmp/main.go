@@ -60,10 +60,11 @@ type sdk struct {
 	servers func(ctx context.Context, exe string, n int) error
 }
 
-// sdks are the clients measured; the first is the floor, the second
-// mcplug.
+// sdks are the clients measured: the floor, the contract floor, mcplug
+// (at iFloor, iContract, iMcplug), then its peers.
 var sdks = []sdk{
 	{name: "floor", connect: connectFloor, connectHTTP: connectHTTPFloor, connectMany: connectFloorMux, servers: serversAtOnce(connectFloor)},
+	{name: "contract", connect: connectContract, connectHTTP: connectHTTPContract, connectMany: connectContractMux, servers: serversAtOnce(connectContract)},
 	{name: "mcplug", connect: connectMcplug, connectHTTP: connectMcplugHTTP, servers: mcplugServers},
 	{name: "go-sdk", connect: connectGoSDK, connectHTTP: connectGoSDKHTTP, servers: serversAtOnce(connectGoSDK)},
 	{name: "mcp-go", connect: connectMcpGo, connectHTTP: connectMcpGoHTTP, servers: serversAtOnce(connectMcpGo)},
@@ -122,6 +123,22 @@ func mcplugServers(ctx context.Context, exe string, n int) error {
 }
 
 var quiet = slog.New(slog.DiscardHandler)
+
+// Where the floor, the contract floor and mcplug are in sdks.
+const (
+	iFloor = iota
+	iContract
+	iMcplug
+)
+
+// columns names the clients in the order of sdks, for a table's cells.
+func columns() string {
+	var names []string
+	for _, s := range sdks {
+		names = append(names, s.name)
+	}
+	return strings.Join(names, " / ")
+}
 
 type scenario struct {
 	name string
@@ -292,7 +309,7 @@ func main() {
 	spread = flag.Bool("spread", false, "also print mcplug ÷ floor for each round")
 	benchtime := flag.String("benchtime", "1s", "time per measurement, or a number of iterations as 1000x")
 	only := flag.String("run", "", "only scenarios whose name matches this regular expression")
-	clients := flag.String("clients", "", "only these clients, comma-separated (floor,mcplug,go-sdk,mcp-go); the others are shown as not run")
+	clients := flag.String("clients", "", "only these clients, comma-separated (floor,contract,mcplug,go-sdk,mcp-go); the others are shown as not run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	testing.Init()
 	flag.Parse()
@@ -310,7 +327,7 @@ func main() {
 		chosen = strings.Split(*clients, ",")
 		for _, name := range chosen {
 			if !slices.ContainsFunc(sdks, func(s sdk) bool { return s.name == name }) {
-				fmt.Fprintf(os.Stderr, "benchcmp: -clients: no client %q (floor, mcplug, go-sdk, mcp-go)\n", name)
+				fmt.Fprintf(os.Stderr, "benchcmp: -clients: no client %q (%s)\n", name, strings.ReplaceAll(columns(), " / ", ", "))
 				os.Exit(2)
 			}
 		}
@@ -351,8 +368,8 @@ func main() {
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, *rounds, *benchtime)
 	fmt.Println()
-	fmt.Println("| scenario | floor | mcplug | go-sdk | mcp-go | mcplug ÷ floor | mcplug ÷ go-sdk | mcplug ÷ mcp-go | allocs/op (floor / mcplug / go-sdk / mcp-go) | B/op (floor / mcplug / go-sdk / mcp-go) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| scenario | floor | contract | mcplug | go-sdk | mcp-go | mcplug ÷ floor | mcplug ÷ contract | mcplug ÷ go-sdk | mcplug ÷ mcp-go | allocs/op (" + columns() + ") | B/op (" + columns() + ") |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, sc := range scenarios() {
 		if !run.MatchString(sc.name) {
 			continue
@@ -368,15 +385,16 @@ func main() {
 			}
 		}
 		med := make([]measurement, len(sdks))
+		var cells []string
 		for i := range sdks {
 			med[i] = median(results[i])
+			cells = append(cells, show(med[i]))
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sc.name,
-			show(med[0]), show(med[1]), show(med[2]), show(med[3]),
-			ratioFloor(med[1], med[0]), ratio(med[1], med[2]), ratio(med[1], med[3]),
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", sc.name, strings.Join(cells, " | "),
+			ratioFloor(med[iMcplug], med[iFloor]), ratioFloor(med[iMcplug], med[iContract]), ratio(med[iMcplug], med[3]), ratio(med[iMcplug], med[4]),
 			triple(med, func(m measurement) float64 { return m.allocs }),
 			triple(med, func(m measurement) float64 { return m.bytes }))
-		if med[1].err == nil && med[1].conns >= 0 {
+		if med[iMcplug].err == nil && med[iMcplug].conns >= 0 {
 			var parts []string
 			for _, m := range med {
 				if m.err != nil || m.conns < 0 {
@@ -385,11 +403,11 @@ func main() {
 				}
 				parts = append(parts, fmt.Sprintf("%.1f", m.conns))
 			}
-			fmt.Printf("|   new TCP connections per 1,000 calls after the first (floor / mcplug / go-sdk / mcp-go) | %s |\n", strings.Join(parts, " / "))
+			fmt.Printf("|   new TCP connections per 1,000 calls after the first (%s) | %s |\n", columns(), strings.Join(parts, " / "))
 		}
 		subRow(med, "median latency of a call", func(m measurement) float64 { return m.p50 }, showNs)
 		subRow(med, "client CPU per call", func(m measurement) float64 { return m.cpu }, showNs)
-		if med[1].err == nil && med[1].requests > 0 {
+		if med[iMcplug].err == nil && med[iMcplug].requests > 0 {
 			var parts []string
 			for _, m := range med {
 				if m.err != nil {
@@ -398,18 +416,19 @@ func main() {
 				}
 				parts = append(parts, fmt.Sprintf("%.1f", m.requests))
 			}
-			fmt.Printf("|   HTTP requests per connect (floor / mcplug / go-sdk / mcp-go) | %s |\n", strings.Join(parts, " / "))
+			fmt.Printf("|   HTTP requests per connect (%s) | %s |\n", columns(), strings.Join(parts, " / "))
 		}
 		if *spread {
-			fmt.Printf("|   spread of mcplug ÷ floor over the rounds | %s |\n", roundRatios(results[1], results[0]))
+			fmt.Printf("|   spread of mcplug ÷ floor over the rounds | %s |\n", roundRatios(results[iMcplug], results[iFloor]))
+			fmt.Printf("|   spread of mcplug ÷ contract over the rounds | %s |\n", roundRatios(results[iMcplug], results[iContract]))
 		}
 	}
 }
 
-// subRow prints a figure of each client, and mcplug's ÷ the floor's,
-// when mcplug's was measured.
+// subRow prints a figure of each client, and mcplug's ÷ the floor's and
+// ÷ the contract floor's, when mcplug's was measured.
 func subRow(med []measurement, what string, f func(measurement) float64, show func(float64) string) {
-	if med[1].err != nil || f(med[1]) == 0 {
+	if med[iMcplug].err != nil || f(med[iMcplug]) == 0 {
 		return
 	}
 	var parts []string
@@ -420,11 +439,13 @@ func subRow(med []measurement, what string, f func(measurement) float64, show fu
 		}
 		parts = append(parts, show(f(m)))
 	}
-	r := "–"
-	if med[0].err == nil && f(med[0]) > 0 {
-		r = fmt.Sprintf("%.2f", f(med[1])/f(med[0]))
+	over := func(i int) string {
+		if med[i].err != nil || f(med[i]) <= 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", f(med[iMcplug])/f(med[i]))
 	}
-	fmt.Printf("|   %s (floor / mcplug / go-sdk / mcp-go; mcplug ÷ floor) | %s | %s |\n", what, strings.Join(parts, " / "), r)
+	fmt.Printf("|   %s (%s; mcplug ÷ floor, ÷ contract) | %s | %s, %s |\n", what, columns(), strings.Join(parts, " / "), over(iFloor), over(iContract))
 }
 
 // roundRatios is mcplug ÷ floor for each round, lowest to highest.

@@ -13,7 +13,9 @@ import (
 )
 
 // ToolCall is the params of a tools/call, the request written most: its
-// encoding is by hand, its _meta written in place.
+// encoding is by hand, its _meta written in place. A *ToolCall is
+// encoded as the ToolCall (a call passes one from a pool, so that its
+// params are not boxed anew each time).
 type ToolCall struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
@@ -33,7 +35,7 @@ func AppendRequest(b []byte, id uint64, method string, params any, meta []byte) 
 	}
 	b = append(b, `"method":`...)
 	b = AppendString(b, method)
-	if p, ok := params.(ToolCall); ok && meta != nil && p.Meta == nil {
+	if p, ok := toolCall(params); ok && meta != nil && p.Meta == nil {
 		// The common call: _meta written in place, nothing moved.
 		b = append(b, `,"params":{"name":`...)
 		b = AppendString(b, p.Name)
@@ -138,13 +140,26 @@ func injectMeta(b []byte, start int, meta []byte) ([]byte, error) {
 	return slices.Insert(b, start+1, ins...), nil
 }
 
+// toolCall returns params as a ToolCall, when it is one or points to one.
+func toolCall(params any) (ToolCall, bool) {
+	switch p := params.(type) {
+	case ToolCall:
+		return p, true
+	case *ToolCall:
+		if p != nil {
+			return *p, true
+		}
+	}
+	return ToolCall{}, false
+}
+
 // AppendParams encodes params without a newline. The common shapes are
 // written by hand; anything else goes through encoding/json.
 func AppendParams(b []byte, params any) ([]byte, error) {
-	switch p := params.(type) {
-	case json.RawMessage:
-		return appendRaw(b, p)
-	case ToolCall:
+	if raw, ok := params.(json.RawMessage); ok {
+		return appendRaw(b, raw)
+	}
+	if p, ok := toolCall(params); ok {
 		b = append(b, `{"name":`...)
 		b = AppendString(b, p.Name)
 		b = append(b, `,"arguments":`...)

@@ -85,3 +85,32 @@ func TestAppendResponse(t *testing.T) {
 	_, err := AppendResponse(nil, []byte(`1`), json.RawMessage(`{"cut":`))
 	assert.Error(t, err, "a result that is not JSON is refused")
 }
+
+func TestAToolCallIsWrittenAlikeByValueAndByPointer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		call ToolCall
+		meta []byte
+		want string
+	}{
+		{"without _meta", ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)}, nil,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`},
+		{"with the request's _meta", ToolCall{Name: "e\"cho", Arguments: json.RawMessage(`{}`)}, []byte(`"k":1`),
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"e\"cho","arguments":{},"_meta":{"k":1}}}`},
+		{"with _meta of its own and the request's", ToolCall{Name: "echo", Arguments: json.RawMessage(`{}`), Meta: json.RawMessage(`{"a":2}`)}, []byte(`"k":1`),
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"k":1,"a":2}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			byValue, err := AppendRequest(nil, 3, "tools/call", tc.call, tc.meta)
+			require.NoError(t, err)
+			byPointer, err := AppendRequest(nil, 3, "tools/call", &tc.call, tc.meta)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want+"\n", string(byValue))
+			assert.Equal(t, string(byValue), string(byPointer))
+		})
+	}
+	var none *ToolCall
+	b, err := AppendParams(nil, none)
+	require.NoError(t, err)
+	assert.Equal(t, "null", string(b), "a nil *ToolCall is encoding/json's null")
+}
