@@ -153,38 +153,35 @@ func TestCommandServerDies(t *testing.T) {
 
 func TestCommandShutdown(t *testing.T) {
 	parallel(t)
-	t.Run("a server that ignores stdin closing and SIGTERM is killed within the bound", func(t *testing.T) {
+	t.Run("a server that ignores stdin closing and SIGTERM is killed after both grace periods", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("stubborn")
 		c := connect(t, tr)
 		start := time.Now()
-		require.NoError(t, c.Close())
+		closeWithin(t, c, time.Minute) // the server ignores all but SIGKILL: without it, Close would never return
 		elapsed := time.Since(start)
 		assert.True(t, gone(pidOf(tr.Command)))
 		assert.GreaterOrEqual(t, elapsed, 2*tr.ShutdownTimeout, "stdin close and SIGTERM get their grace")
-		assert.Less(t, elapsed, 2*tr.ShutdownTimeout+2*time.Second)
 	})
 	t.Run("a grandchild that keeps stdout open does not hold Close", func(t *testing.T) {
 		noLeaks(t)
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		tr := child("grandchild", testproc.EnvPIDFile+"="+pidFile)
 		c := connect(t, tr)
-		start := time.Now()
-		require.NoError(t, c.Close())
-		assert.Less(t, time.Since(start), tr.ShutdownTimeout+3*time.Second, "Close does not wait for the grandchild")
-		assert.True(t, gone(pidOf(tr.Command)))
 		gc := readPID(t, pidFile)
-		require.Eventually(t, func() bool { return gone(gc) }, 5*time.Second, 5*time.Millisecond)
+		closeWithin(t, c, time.Minute) // the grandchild sleeps until killed: Close would never return if it waited for it
+		assert.True(t, gone(pidOf(tr.Command)))
+		require.Eventually(t, func() bool { return gone(gc) }, time.Minute, 5*time.Millisecond)
 	})
 	t.Run("a server that never answers initialize makes Connect return at its deadline", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("never-init")
-		tr.ShutdownTimeout = 3 * time.Second // grace periods far longer than the bound below
+		tr.ShutdownTimeout = time.Minute // grace periods that stand for never
 		start := time.Now()
 		_, err := mcp.Connect(ctxTimeout(t, 500*time.Millisecond), tr, &mcp.Options{Logger: quiet})
 		elapsed := time.Since(start)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Less(t, elapsed, 500*time.Millisecond+tr.ShutdownTimeout, "cleanup does not wait out the grace periods")
+		assert.Less(t, elapsed, time.Minute, "cleanup does not wait out the grace periods")
 		assert.True(t, gone(pidOf(tr.Command)), "the server is killed before Connect returns")
 	})
 	t.Run("a server that stops reading stdin cannot hold a call past its deadline", func(t *testing.T) {
@@ -196,7 +193,7 @@ func TestCommandShutdown(t *testing.T) {
 		_, err := c.CallTool(ctxTimeout(t, 300*time.Millisecond), "echo", big)
 		elapsed := time.Since(start)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Less(t, elapsed, 3*time.Second, "the call returns near its deadline, not when the server reads again (never)")
+		assert.Less(t, elapsed, time.Minute, "the call returns at its deadline, not when the server reads again (never)")
 		_, err = c.CallTool(ctxTimeout(t, 100*time.Millisecond), "echo", nil)
 		require.ErrorIs(t, err, context.DeadlineExceeded, "later calls time out too, they do not hang")
 		require.NoError(t, c.Close())
@@ -253,6 +250,20 @@ func TestCommandTransportErrors(t *testing.T) {
 		_, err := mcp.Connect(context.Background(), tr, nil)
 		assert.ErrorContains(t, err, "already started")
 	})
+}
+
+// closeWithin closes c, failing the test if Close has not returned after
+// d, a bound that stands for never.
+func closeWithin(t *testing.T, c *mcp.Connection, d time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.Close() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(d):
+		t.Fatalf("Close has not returned after %v", d)
+	}
 }
 
 func readPID(t *testing.T, path string) int {
