@@ -101,11 +101,11 @@ func TestCommandServer(t *testing.T) {
 }
 
 func TestCommandServerDies(t *testing.T) {
-	t.Run("exit before answering initialize fails Connect within 100 ms with the stderr tail", func(t *testing.T) {
+	t.Run("exit before answering initialize fails Connect with the exit status and the stderr tail", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("exit-before-init")
 		start := time.Now()
-		c, err := mcp.Connect(ctxTimeout(t, 30*time.Second), tr, &mcp.Options{Logger: quiet})
+		c, err := mcp.Connect(ctxTimeout(t, time.Minute), tr, &mcp.Options{Logger: quiet})
 		require.Error(t, err)
 		require.Nil(t, c)
 		var exit *mcp.ExitError
@@ -132,59 +132,56 @@ func TestCommandServerDies(t *testing.T) {
 		_, err = c.CallTool(ctxTimeout(t, 5*time.Second), "echo", nil)
 		assert.ErrorIs(t, err, mcp.ErrClosed)
 	})
-	t.Run("a server that exits while a grandchild holds its stdout fails pending calls within 100 ms", func(t *testing.T) {
+	t.Run("a server that exits while a grandchild holds its stdout fails pending calls at its exit", func(t *testing.T) {
 		noLeaks(t)
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		tr := child("grandchild", testproc.EnvPIDFile+"="+pidFile)
 		c := connect(t, tr)
-		start := time.Now()
-		_, err := c.CallTool(ctxTimeout(t, 30*time.Second), "exit", nil)
-		elapsed := time.Since(start)
-		var exit *mcp.ExitError
-		require.ErrorAs(t, err, &exit)
-		assert.Equal(t, 1, exit.Code)
-		assert.Less(t, elapsed, 100*time.Millisecond)
-		require.NoError(t, c.Close())
 		gc := readPID(t, pidFile)
-		require.Eventually(t, func() bool { return gone(gc) }, 5*time.Second, 5*time.Millisecond,
+		// The grandchild sleeps until it is killed: a call that waited for
+		// the end of stdout would end with its ctx, a minute on.
+		_, err := c.CallTool(ctxTimeout(t, time.Minute), "exit", nil)
+		var exit *mcp.ExitError
+		require.ErrorAs(t, err, &exit, "the call fails with the server's exit, not at its deadline")
+		assert.Equal(t, 1, exit.Code)
+		assert.False(t, gone(gc), "the grandchild still held stdout when the call failed")
+		require.NoError(t, c.Close())
+		require.Eventually(t, func() bool { return gone(gc) }, time.Minute, 5*time.Millisecond,
 			"the grandchild in the server's process group is killed")
 	})
 }
 
 func TestCommandShutdown(t *testing.T) {
 	parallel(t)
-	t.Run("a server that ignores stdin closing and SIGTERM is killed within the bound", func(t *testing.T) {
+	t.Run("a server that ignores stdin closing and SIGTERM is killed after both grace periods", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("stubborn")
 		c := connect(t, tr)
 		start := time.Now()
-		require.NoError(t, c.Close())
+		closeWithin(t, c, time.Minute) // the server ignores all but SIGKILL: without it, Close would never return
 		elapsed := time.Since(start)
 		assert.True(t, gone(pidOf(tr.Command)))
 		assert.GreaterOrEqual(t, elapsed, 2*tr.ShutdownTimeout, "stdin close and SIGTERM get their grace")
-		assert.Less(t, elapsed, 2*tr.ShutdownTimeout+2*time.Second)
 	})
 	t.Run("a grandchild that keeps stdout open does not hold Close", func(t *testing.T) {
 		noLeaks(t)
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		tr := child("grandchild", testproc.EnvPIDFile+"="+pidFile)
 		c := connect(t, tr)
-		start := time.Now()
-		require.NoError(t, c.Close())
-		assert.Less(t, time.Since(start), tr.ShutdownTimeout+3*time.Second, "Close does not wait for the grandchild")
-		assert.True(t, gone(pidOf(tr.Command)))
 		gc := readPID(t, pidFile)
-		require.Eventually(t, func() bool { return gone(gc) }, 5*time.Second, 5*time.Millisecond)
+		closeWithin(t, c, time.Minute) // the grandchild sleeps until killed: Close would never return if it waited for it
+		assert.True(t, gone(pidOf(tr.Command)))
+		require.Eventually(t, func() bool { return gone(gc) }, time.Minute, 5*time.Millisecond)
 	})
 	t.Run("a server that never answers initialize makes Connect return at its deadline", func(t *testing.T) {
 		noLeaks(t)
 		tr := child("never-init")
-		tr.ShutdownTimeout = 3 * time.Second // grace periods far longer than the bound below
+		tr.ShutdownTimeout = time.Minute // grace periods that stand for never
 		start := time.Now()
 		_, err := mcp.Connect(ctxTimeout(t, 500*time.Millisecond), tr, &mcp.Options{Logger: quiet})
 		elapsed := time.Since(start)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Less(t, elapsed, 500*time.Millisecond+tr.ShutdownTimeout, "cleanup does not wait out the grace periods")
+		assert.Less(t, elapsed, time.Minute, "cleanup does not wait out the grace periods")
 		assert.True(t, gone(pidOf(tr.Command)), "the server is killed before Connect returns")
 	})
 	t.Run("a server that stops reading stdin cannot hold a call past its deadline", func(t *testing.T) {
@@ -196,7 +193,7 @@ func TestCommandShutdown(t *testing.T) {
 		_, err := c.CallTool(ctxTimeout(t, 300*time.Millisecond), "echo", big)
 		elapsed := time.Since(start)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Less(t, elapsed, 3*time.Second, "the call returns near its deadline, not when the server reads again (never)")
+		assert.Less(t, elapsed, time.Minute, "the call returns at its deadline, not when the server reads again (never)")
 		_, err = c.CallTool(ctxTimeout(t, 100*time.Millisecond), "echo", nil)
 		require.ErrorIs(t, err, context.DeadlineExceeded, "later calls time out too, they do not hang")
 		require.NoError(t, c.Close())
@@ -253,6 +250,20 @@ func TestCommandTransportErrors(t *testing.T) {
 		_, err := mcp.Connect(context.Background(), tr, nil)
 		assert.ErrorContains(t, err, "already started")
 	})
+}
+
+// closeWithin closes c, failing the test if Close has not returned after
+// d, a bound that stands for never.
+func closeWithin(t *testing.T, c *mcp.Connection, d time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.Close() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(d):
+		t.Fatalf("Close has not returned after %v", d)
+	}
 }
 
 func readPID(t *testing.T, path string) int {

@@ -114,7 +114,7 @@ func TestCancellation(t *testing.T) {
 	start := time.Now()
 	_, err := c.CallTool(ctxTimeout(t, 200*time.Millisecond), "hang", nil)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Less(t, time.Since(start), time.Minute, "the server never answers: a call without its ctx waits for ever")
 
 	id := <-requested
 	var p struct {

@@ -119,7 +119,7 @@ func TestHTTPClose(t *testing.T) {
 		require.NoError(t, c.Notify(ctxTimeout(t, 5*time.Second), "notifications/progress", map[string]any{"progressToken": 1, "progress": 1}))
 		start := time.Now()
 		require.NoError(t, c.Close())
-		assert.Less(t, time.Since(start), 2*time.Second)
+		assert.Less(t, time.Since(start), time.Minute, "the notification is never answered: without the bound, Close waits for ever")
 	})
 }
 

@@ -319,7 +319,7 @@ func TestStreamableHTTP(t *testing.T) {
 		require.NoError(t, err)
 		start := time.Now()
 		require.NoError(t, c.Close())
-		assert.Less(t, time.Since(start), 2*time.Second)
+		assert.Less(t, time.Since(start), time.Minute, "the DELETE is never answered: without the bound, Close waits for ever")
 		assert.Equal(t, int32(1), f.deletes.Load())
 	})
 	t.Run("a notification the server never answers holds later messages only for NotifyTimeout", func(t *testing.T) {
@@ -330,10 +330,10 @@ func TestStreamableHTTP(t *testing.T) {
 		_, err := c.CallTool(ctxTimeout(t, 100*time.Millisecond), "hang", nil) // times out: notifications/cancelled hangs
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		start := time.Now()
-		res, err := c.CallTool(ctxTimeout(t, 5*time.Second), "after", nil)
-		require.NoError(t, err)
+		res, err := c.CallTool(ctxTimeout(t, time.Minute), "after", nil)
+		require.NoError(t, err, "the notification is never answered: without the bound, the call waits for ever")
 		assert.Equal(t, "after", res.Text())
-		assert.Less(t, time.Since(start), 3*time.Second)
+		assert.Less(t, time.Since(start), time.Minute)
 	})
 	t.Run("a server without a GET stream answers 405 and that is fine", func(t *testing.T) {
 		noLeaks(t)

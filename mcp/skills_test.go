@@ -314,7 +314,8 @@ func TestAListingDropsEntriesThatMustNotBeLoaded(t *testing.T) {
 	assert.Equal(t, "skill://good/SKILL.md", skills[0].URI)
 }
 
-func ctx(t *testing.T) context.Context { return ctxTimeout(t, 10*time.Second) }
+// ctx is a call's ctx in the skills tests: a minute stands for never.
+func ctx(t *testing.T) context.Context { return ctxTimeout(t, time.Minute) }
 
 func TestAListingOfTenThousandSkillsIsPagedLazilyAndBounded(t *testing.T) {
 	noLeaks(t)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // SliceReader is what a Codec reads lines from: a *bufio.Reader, or the
@@ -209,6 +210,35 @@ func DrainIdle(f *os.File, each func([]byte)) error {
 		}
 		each((*d.bp)[:d.n])
 	}
+}
+
+// DrainBuffered reads what f holds now, without waiting for more,
+// handing each read's bytes to each, up to max bytes: once the writers
+// of a pipe have exited, what they wrote is all there, even when another
+// process still holds the pipe open. Call it after DrainIdle ended with
+// os.ErrDeadlineExceeded (f's read deadline is cleared here). It returns
+// the bytes read.
+func DrainBuffered(f *os.File, max int, each func([]byte)) int {
+	rc := pipeConn(f)
+	if rc == nil || f.SetReadDeadline(time.Time{}) != nil {
+		return 0
+	}
+	bp := getBuf(0)
+	defer putBuf(0, bp)
+	total := 0
+	for total < max {
+		var n int
+		var rerr error
+		if err := rc.Read(func(fd uintptr) bool {
+			n, rerr = rawRead(fd, (*bp)[:min(len(*bp), max-total)])
+			return true // never wait: an empty pipe is the end
+		}); err != nil || rerr != nil || n == 0 {
+			break
+		}
+		total += n
+		each((*bp)[:n])
+	}
+	return total
 }
 
 // drainer is DrainIdle's read: a buffer only while there is something to

@@ -107,3 +107,17 @@ func watchExits(epfd int) {
 		exits.mu.Unlock()
 	}
 }
+
+// exitedNow asks the kernel whether the child pid has exited, reaped or
+// not, without reaping it; known is false when it cannot tell.
+func exitedNow(pid int) (exited, known bool) {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	switch {
+	case err == unix.ECHILD:
+		return true, true // reaped already
+	case err != nil:
+		return false, false
+	}
+	return info.Signo == int32(unix.SIGCHLD), true // zero when it still runs
+}

@@ -10,3 +10,6 @@ func closePidfd(*int) {}
 
 // watchExit reports false: each child is waited for by a goroutine.
 func watchExit(*int, func()) bool { return false }
+
+// exitedNow cannot tell.
+func exitedNow(int) (exited, known bool) { return false, false }

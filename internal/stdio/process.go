@@ -21,13 +21,19 @@ import (
 )
 
 const (
-	// exitGrace is how long, after the process exits, its pipes may still
-	// deliver what it wrote before they are closed (a grandchild may hold
-	// them open forever).
+	// exitGrace is how long, after the process exits, the reader of its
+	// stdout has to reach its end before the pipe is closed (a grandchild
+	// may hold it open forever).
 	exitGrace = 25 * time.Millisecond
-	// eofGrace is how long a reader that saw its stdout end waits for the
-	// process to exit, to report the exit instead of a bare EOF.
+	// eofGrace is how long a reader that saw its stdout end gives the
+	// process to exit, in the kernel, before it reports a bare EOF: once
+	// the kernel says the process has exited, the reader waits for the
+	// exit to be recorded, however long our goroutines take.
 	eofGrace = 60 * time.Millisecond
+	// maxStderrAfterExit bounds what is read of stderr once the process
+	// has exited: what it wrote is in the pipe (at most the pipe's size);
+	// more comes from a grandchild that holds the pipe.
+	maxStderrAfterExit = 1 << 20
 )
 
 // Options configure a Process; zero fields are the defaults.
@@ -158,6 +164,7 @@ type Process struct {
 	tail     *tailBuffer
 
 	exitErr    error         // the Options.Exit of how it ended; set before exited is closed
+	reaped     atomic.Bool   // set once cmd.Wait has returned
 	exited     chan struct{} // closed when the process has been reaped
 	waitDone   chan struct{} // closed when the wait goroutine returns
 	stderrDone chan struct{}
@@ -208,8 +215,11 @@ func (s *Process) readErr(err error) error {
 	return s.exitOr(err)
 }
 
-// exitOr returns the process's exit when it is reaped within eofGrace,
-// and err otherwise.
+// exitOr returns the process's exit when it has exited within eofGrace,
+// and err otherwise. Whether it has exited is the kernel's answer: the
+// recording of the exit (its reaping, the rest of its stderr) is waited
+// for however long it takes, so that a busy machine does not turn an exit
+// into a bare EOF.
 func (s *Process) exitOr(err error) error {
 	if s.closing.Load() {
 		return s.closed
@@ -218,16 +228,31 @@ func (s *Process) exitOr(err error) error {
 	defer timer.Stop()
 	select {
 	case <-s.exited:
-		if s.closing.Load() {
-			return s.closed
-		}
-		return s.exitErr
 	case <-timer.C:
-		if errors.Is(err, io.EOF) {
-			return errors.New("mcp: server closed its stdout")
+		if !s.hasExited() { // it closed its stdout and lives on
+			if errors.Is(err, io.EOF) {
+				return errors.New("mcp: server closed its stdout")
+			}
+			return err
 		}
-		return err
+		<-s.exited // bounded: wait() has nothing left to wait for but its own work
 	}
+	if s.closing.Load() {
+		return s.closed
+	}
+	return s.exitErr
+}
+
+// hasExited reports whether the process has exited, reaped or not.
+func (s *Process) hasExited() bool {
+	if s.reaped.Load() {
+		return true
+	}
+	exited, known := exitedNow(s.cmd.Process.Pid)
+	if !known {
+		return false
+	}
+	return exited || s.reaped.Load() // reaped meanwhile: the pid may be another's
 }
 
 func (s *Process) WriteObject(obj any) error { return s.lines.WriteObject(obj) }
@@ -292,15 +317,15 @@ func (s *Process) waitExit(d time.Duration) bool {
 func (s *Process) wait() {
 	defer close(s.waitDone)
 	err := s.cmd.Wait()
+	s.reaped.Store(true)
+	// What the process wrote to stderr is in the pipe: the drain reads it
+	// and stops, even when a grandchild holds the pipe open.
+	if s.stderrR.SetReadDeadline(time.Now()) != nil {
+		s.stderrR.Close() // ended already, or cannot be interrupted
+	}
+	<-s.stderrDone
 	grace := time.NewTimer(exitGrace)
 	defer grace.Stop()
-	select {
-	case <-s.stderrDone:
-	case <-grace.C:
-		s.stderrR.Close()
-		<-s.stderrDone
-		grace.Reset(0)
-	}
 	s.exitErr = s.exit(s.cmd.ProcessState.ExitCode(), s.tail.String(), err)
 	close(s.exited)
 	select {
@@ -313,14 +338,18 @@ func (s *Process) wait() {
 func (s *Process) drainStderr(user io.Writer) {
 	defer close(s.stderrDone)
 	defer s.stderrR.Close()
-	ndjson.DrainIdle(s.stderrR, func(b []byte) {
+	each := func(b []byte) {
 		s.tail.Write(b)
 		if user != nil {
 			if _, werr := user.Write(b); werr != nil {
 				user = nil // a failing copy must not stop the draining
 			}
 		}
-	})
+	}
+	if err := ndjson.DrainIdle(s.stderrR, each); errors.Is(err, os.ErrDeadlineExceeded) {
+		// The process has exited (see wait): what it wrote is all in the pipe.
+		ndjson.DrainBuffered(s.stderrR, maxStderrAfterExit, each)
+	}
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,4 +55,71 @@ func TestCloseEndsAProcessThatIgnoresStdinAndSIGTERM(t *testing.T) {
 func TestAProcessThatCannotStartSaysSo(t *testing.T) {
 	_, err := Start(exec.Command("/nonexistent/server"), options())
 	assert.ErrorContains(t, err, "start server")
+}
+
+// A busy machine may record an exit long after the server's stdout ended:
+// the exit is reported all the same, not a bare EOF.
+func TestAnExitRecordedLateIsStillTheExit(t *testing.T) {
+	opts := options()
+	exit := opts.Exit
+	opts.Exit = func(code int, stderr string, err error) error {
+		time.Sleep(4 * eofGrace) // a slow machine, not a wait for a result
+		return exit(code, stderr, err)
+	}
+	p, err := Start(exec.Command("sh", "-c", `echo 'fatal: no token' >&2; exit 3`), opts)
+	require.NoError(t, err)
+	defer p.Close()
+	var msg map[string]any
+	err = p.ReadObject(&msg)
+	var e *exited
+	require.ErrorAs(t, err, &e, "the end of stdout is the process's exit")
+	assert.Equal(t, 3, e.code)
+	assert.Contains(t, e.stderr, "fatal: no token")
+}
+
+// What a server wrote to stderr before it exited is in its tail, however
+// late the tail's reader gets to it, even while a grandchild holds the
+// pipe open.
+func TestStderrWrittenBeforeTheExitIsKeptHoweverLateItIsRead(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+	}{
+		{"a server alone", `echo first >&2; read x; echo 'fatal: no token' >&2; exit 3`},
+		{"a server whose grandchild holds stderr", `echo first >&2; read x; echo 'fatal: no token' >&2; (sleep 60 <&- >&- &); exit 3`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &blockingWriter{got: make(chan struct{}), release: make(chan struct{})}
+			cmd := exec.Command("sh", "-c", tt.script)
+			cmd.Stderr = w
+			p, err := Start(cmd, options())
+			require.NoError(t, err)
+			defer p.Close()
+			<-w.got // the reader of stderr is held in the copy of "first"
+			require.NoError(t, p.WriteLine([]byte("go\n")))
+			require.Eventually(t, p.reaped.Load, time.Minute, time.Millisecond, "the server exits")
+			time.Sleep(4 * exitGrace) // a slow machine, not a wait for a result
+			close(w.release)
+			var msg map[string]any
+			var e *exited
+			require.ErrorAs(t, p.ReadObject(&msg), &e)
+			assert.Equal(t, 3, e.code)
+			assert.Contains(t, e.stderr, "fatal: no token")
+		})
+	}
+}
+
+// blockingWriter holds its first Write until release is closed.
+type blockingWriter struct {
+	got, release chan struct{}
+	once         sync.Once
+}
+
+func (w *blockingWriter) Write(b []byte) (int, error) {
+	w.once.Do(func() {
+		close(w.got)
+		<-w.release
+	})
+	return len(b), nil
 }
