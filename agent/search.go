@@ -208,7 +208,11 @@ func (a *Agent) runSearch(use Block, deferred []mcp.Tool) (*mcp.CallToolResult, 
 		a.search.found = map[string]bool{}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Found %d tools; they can be called from now on:\n", len(results))
+	if len(results) == 1 {
+		b.WriteString("Found 1 tool; it can be called from now on:\n")
+	} else {
+		fmt.Fprintf(&b, "Found %d tools; they can be called from now on:\n", len(results))
+	}
 	for _, r := range results {
 		a.search.found[r.Tool.Name] = true
 		desc := r.Tool.Description

@@ -267,3 +267,25 @@ func TestTheSearchAnswerIsValidText(t *testing.T) {
 	assert.Contains(t, text, "mcp__a__café: cafés éé")
 	assert.Less(t, len(text), 300)
 }
+
+// The search tool's answer counts what it found in words that agree with
+// the count.
+func TestTheSearchAnswerCountsItsTools(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object"}`)
+	for _, tt := range []struct {
+		name  string
+		tools []mcp.Tool
+		want  string
+	}{
+		{"one tool found is one tool", []mcp.Tool{{Name: "mcp__a__weather", Description: "weather", InputSchema: schema}}, "Found 1 tool; it can be called from now on:\n"},
+		{"two tools found are two tools", []mcp.Tool{{Name: "mcp__a__weather", Description: "weather", InputSchema: schema}, {Name: "mcp__b__weather", Description: "weather", InputSchema: schema}}, "Found 2 tools; they can be called from now on:\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{replies: []*agent.Response{call(agent.SearchToolName, `{"query": "weather"}`), answer("ok")}}
+			a := &agent.Agent{Model: s, Tools: []agent.ToolProvider{&tools{list: tt.tools}}, ToolSearch: agent.ToolSearch{Mode: agent.SearchOn}}
+			_, err := a.Chat(context.Background(), "hi")
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(lastResult(t, s).Content[0].Text, tt.want), "%q", lastResult(t, s).Content[0].Text)
+		})
+	}
+}
