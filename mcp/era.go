@@ -300,7 +300,13 @@ func (c *Connection) race(ctx context.Context, version string) (done bool, err e
 			// handshake and answer it yet.
 		case <-ctx.Done():
 			c.setVersion("")
-			return true, fmt.Errorf("mcp: no handshake answered (%s): %w", why, context.Cause(ctx))
+			// The ctx's end is the limit that was reached; why is only
+			// what made the handshake fall back to initialize.
+			what := "server/discover unanswered"
+			if initSent {
+				what = "server/discover and initialize unanswered; initialize was sent as " + why
+			}
+			return true, fmt.Errorf("mcp: no handshake answered before the end of the Connect ctx (%s): %w", what, context.Cause(ctx))
 		}
 	}
 }

@@ -162,9 +162,23 @@ func TestEraProbe(t *testing.T) {
 			start := time.Now()
 			_, err := mcp.Connect(ctx, srv.Transport(), &mcp.Options{Logger: quiet})
 			require.ErrorIs(t, err, context.DeadlineExceeded)
-			assert.ErrorContains(t, err, "no answer to server/discover")
+			assert.ErrorContains(t, err, "no handshake answered before the end of the Connect ctx (server/discover and initialize unanswered; initialize was sent as no answer to server/discover within 3s)")
 			assert.Equal(t, 10*time.Second, time.Since(start))
 		})
+	})
+}
+
+// A Connect ctx shorter than the probe's wait ends before initialize is
+// sent: the error names the ctx, not the probe's 3 s.
+func TestAHandshakeCutShortByItsCtxNamesTheCtx(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &mcptest.Server{Handlers: map[string]mcptest.Handler{"server/discover": ignore, "ping": ignore, "initialize": ignore}}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := mcp.Connect(ctx, srv.Transport(), &mcp.Options{Logger: quiet})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorContains(t, err, "no handshake answered before the end of the Connect ctx (server/discover unanswered)")
+		assert.NotContains(t, err.Error(), "within 3s")
 	})
 }
 
