@@ -30,6 +30,9 @@ const (
 	// the kernel says the process has exited, the reader waits for the
 	// exit to be recorded, however long our goroutines take.
 	eofGrace = 60 * time.Millisecond
+	// drainAfterExit bounds how long, after the process exits, its stdout
+	// stays open while the pipe holds bytes the reader has not taken.
+	drainAfterExit = 2 * time.Second
 	// maxStderrAfterExit bounds what is read of stderr once the process
 	// has exited: what it wrote is in the pipe (at most the pipe's size);
 	// more comes from a grandchild that holds the pipe.
@@ -328,9 +331,22 @@ func (s *Process) wait() {
 	defer grace.Stop()
 	s.exitErr = s.exit(s.cmd.ProcessState.ExitCode(), s.tail.String(), err)
 	close(s.exited)
-	select {
-	case <-s.readEnded:
-	case <-grace.C:
+	// The reader gets exitGrace to reach the end of stdout; while the pipe
+	// still holds what the server wrote, it gets more, up to
+	// drainAfterExit, so that a reply written before the exit is not lost
+	// to a reader the machine was slow to run. A grandchild that holds the
+	// pipe and writes on is cut off at that bound.
+	deadline := time.Now().Add(drainAfterExit)
+	for {
+		select {
+		case <-s.readEnded:
+		case <-grace.C:
+			if unread(s.stdoutR) > 0 && time.Now().Before(deadline) {
+				grace.Reset(exitGrace)
+				continue
+			}
+		}
+		break
 	}
 	s.stdoutR.Close()
 }

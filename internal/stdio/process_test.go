@@ -110,6 +110,25 @@ func TestStderrWrittenBeforeTheExitIsKeptHoweverLateItIsRead(t *testing.T) {
 	}
 }
 
+// What a server wrote to stdout before it exited is read, however late
+// the reader gets to it, even while a grandchild holds the pipe open; a
+// grandchild's pipe is still closed once it holds nothing unread.
+func TestStdoutWrittenBeforeTheExitIsReadHoweverLateItIsRead(t *testing.T) {
+	p, err := Start(exec.Command("sh", "-c", `echo '{"jsonrpc":"2.0","id":1,"result":{}}'; (sleep 60 <&- 2>&- &); exit 0`), options())
+	require.NoError(t, err)
+	defer p.Close()
+	require.Eventually(t, p.reaped.Load, time.Minute, time.Millisecond, "the server exits")
+	time.Sleep(4 * exitGrace) // a slow machine, not a wait for a result
+	var msg map[string]any
+	require.NoError(t, p.ReadObject(&msg), "the reply written before the exit")
+	assert.EqualValues(t, 1, msg["id"])
+	select {
+	case <-p.waitDone: // stdout closed, though the grandchild holds it
+	case <-time.After(time.Minute):
+		t.Fatal("stdout was left open to the grandchild")
+	}
+}
+
 // blockingWriter holds its first Write until release is closed.
 type blockingWriter struct {
 	got, release chan struct{}
