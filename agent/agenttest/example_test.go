@@ -86,7 +86,7 @@ func ExampleCall_toolSearch() {
 	fmt.Println(agenttest.ToolNames(model.Request(1)))
 	fmt.Println(agenttest.ResultText(agenttest.ToolResults(model.Request(2))[0]))
 	// Output:
-	// Found 1 tools; they can be called from now on:
+	// Found 1 tool; it can be called from now on:
 	// - mcp__calc__add: Add two numbers.
 	//
 	// [mcp__calc__add tool_search]

@@ -331,6 +331,10 @@ func (s *Stream) PostNotification(ctx context.Context, b []byte) bool {
 	initialized := string(top.Method) == `"notifications/initialized"`
 	if initialized { // as long as requests would wait for it, no longer
 		timeout = min(timeout, initializedWait)
+		// The GET stream, asked for as the answer to initialize came, is
+		// open before the server hears notifications/initialized: what it
+		// sends while handling it goes to that stream.
+		s.awaitGet(ctx)
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	end := &postEnd{cancel: cancel}
@@ -349,7 +353,6 @@ func (s *Stream) PostNotification(ctx context.Context, b []byte) bool {
 	s.send(&exchange{ctx: pctx, b: bytes.Clone(b), top: top})
 	if initialized {
 		s.markInitialized()
-		s.awaitGet(ctx) // sent beside notifications/initialized
 	}
 	return true
 }
@@ -1154,9 +1157,9 @@ func (s *Stream) get(ctx context.Context, lastEventID string) (*http.Response, e
 
 // openGet starts the stream of the server's own messages, once, as the
 // answer to initialize comes with the session's id: the GET goes out
-// while the client takes the answer and sends notifications/initialized,
-// and the handshake ends once both are answered (see awaitGet), so that
-// what the server sends after it finds the stream open. No GET is sent
+// while the client takes the answer, and notifications/initialized waits
+// until the server has answered it (see awaitGet), so that what the
+// server sends from then on finds the stream open. No GET is sent
 // when the server at this URL answered one with 405 (no stream) less than
 // noGetMemory ago.
 func (s *Stream) openGet() {
