@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/config"
 	"github.com/mcplug/mcplug/mcp/registry"
 )
@@ -60,6 +61,16 @@ func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) i
 	if c.name != "" {
 		plan.Name = c.name
 	}
+	// A variable another server's entry names is that server's: setting
+	// it later for the one would hand it to the other.
+	cfg, _ := mcp.LoadConfig(c.dir)
+	taken := map[string]bool{}
+	for _, sc := range cfg.Servers {
+		for _, v := range sc.Variables() {
+			taken[v] = true
+		}
+	}
+	plan.Taken = func(name string) bool { return taken[name] }
 	fmt.Fprintf(stderr, "%s %s: %s\n", safe(s.Name), safe(s.Version), safe(plan.Source))
 	for _, n := range plan.Notes {
 		fmt.Fprintf(stderr, "  %s\n", safe(n))

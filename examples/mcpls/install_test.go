@@ -125,20 +125,41 @@ func TestADescriptionCannotDrawLinesOfItsOwn(t *testing.T) {
 // by '_', so two servers of different owners can meet on one
 // (io.github.neon-mcp-authorization/neon-mcp-authorization's header
 // Neon-Mcp-Authorization is NEON_MCP_AUTHORIZATION, as com.neon/mcp's
-// Authorization is): install says, before it asks, which variables are
-// set already and so go to the server as they are.
+// Authorization is). One that no entry of this config names may still be
+// set, for a server of another project's or another program: install
+// says, before it asks, which variables are set already and so go to the
+// server as they are.
 func TestInstallSaysWhichSecretsAreSetAlready(t *testing.T) {
 	const lookalike = `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.lookalike.example/mcp","headers":[{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true}]}]}`
 	w := newWorkspace(t)
-	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, lookalike))
+	t.Setenv(registryEnv, fakeRegistry(t, lookalike))
 	t.Setenv("NEON_MCP_AUTHORIZATION", "neon-token")
-	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
-	require.Equal(t, 0, code, "%s\n%s", out, errs)
 
-	code, out, errs = w.mcpls(t, "n\n", "install", "-s", "project", "io.github.neon-mcp-authorization/neon-mcp-authorization")
+	code, out, errs := w.mcpls(t, "n\n", "install", "-s", "project", "io.github.neon-mcp-authorization/neon-mcp-authorization")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "NEON_MCP_AUTHORIZATION  header Neon-Mcp-Authorization, required (set already: its value goes to this server)")
 	assert.Contains(t, out, "If a variable set already holds another server's secret, answer no and choose another name with -name.")
 	assert.Contains(t, errs, "nothing written")
 	assert.NotContains(t, out+errs, "neon-token", "the value itself is never shown")
+}
+
+// A variable another entry of the config names already is that server's:
+// install passes over it (NEON_MCP_AUTHORIZATION_2), also when it is not
+// set yet, so that setting it later for the one server never hands it to
+// the other.
+func TestAVariableAnotherEntryNamesIsPassedOver(t *testing.T) {
+	const lookalike = `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.lookalike.example/mcp","headers":[{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true}]}]}`
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, lookalike))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "user", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "io.github.neon-mcp-authorization/neon-mcp-authorization")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, string(w.projectEntry(t, "neon-mcp-authorization")), `"Neon-Mcp-Authorization":"${NEON_MCP_AUTHORIZATION_2}"`)
+	assert.Contains(t, out, "NEON_MCP_AUTHORIZATION_2  header Neon-Mcp-Authorization, required")
+
+	user, err := os.ReadFile(filepath.Join(w.home, ".claude.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(user), `"${NEON_MCP_AUTHORIZATION}"`, "the first server keeps its own")
 }

@@ -86,6 +86,9 @@ type Server struct {
 	// they were expanded, before a relative command is made absolute: what
 	// the organisation's policy compares. Nil for a Server made in code.
 	written *writtenEntry
+	// vars are the ${VAR}s the entry names as written (see Variables),
+	// also when one could not be expanded.
+	vars []string
 
 	// Extra keeps the entry's fields this package does not know.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -103,6 +106,12 @@ type writtenEntry struct {
 	rawCommand, command []string
 	rawURL, url         string
 }
+
+// Variables are the environment variables the entry names (${VAR} and
+// ${VAR:-default}, in any string it expands), sorted: what it takes of
+// the environment of the program that loads it. Nil for a Server made in
+// code.
+func (sc *Server) Variables() []string { return slices.Clone(sc.vars) }
 
 // OAuth is the "oauth" object of a remote server entry: how to
 // authorize with the server's authorization server (see package mcp/auth;
@@ -178,10 +187,14 @@ const (
 )
 
 // expand replaces ${VAR} and ${VAR:-default} in the command, args, env
-// values, cwd, url, headers and the oauth client.
+// values, cwd, url, headers and the oauth client, and keeps the names of
+// the variables they name in sc.vars.
 func (sc *Server) expand(lookup func(string) (string, bool)) error {
 	var errs []error
+	named := map[string]bool{}
+	defer func() { sc.vars = slices.Sorted(maps.Keys(named)) }()
 	ex := func(field, s string) string {
+		namedIn(s, named, 0)
 		out, err := expandVars(s, lookup)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", field, err))
@@ -209,6 +222,29 @@ func (sc *Server) expand(lookup func(string) (string, bool)) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// namedIn adds to named the variables s names, those of the defaults
+// included, whether or not they are set: what expandVars may look up.
+func namedIn(s string, named map[string]bool, depth int) {
+	for depth < maxExpandDepth {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return
+		}
+		end := closingBrace(s[i+2:])
+		if end < 0 {
+			return
+		}
+		name, def, hasDef := strings.Cut(s[i+2:i+2+end], ":-")
+		if name != "" && !strings.ContainsAny(name, "${}") {
+			named[name] = true
+		}
+		if hasDef {
+			namedIn(def, named, depth+1)
+		}
+		s = s[i+2+end+1:]
+	}
 }
 
 // expandVars expands ${VAR} and ${VAR:-default}; a default may itself hold

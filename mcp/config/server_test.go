@@ -122,3 +122,19 @@ func TestCmdRunsWhereTheEntrySays(t *testing.T) {
 		assert.NotSame(t, cmd, (&config.Server{Command: "srv"}).Cmd())
 	})
 }
+
+func TestVariablesAreWhatAnEntryNames(t *testing.T) {
+	t.Setenv("MCPLUG_TEST_SET", "v")
+	cfg, _ := config.Parse(strings.NewReader(`{"mcpServers": {
+		"s": {"command": "${MCPLUG_TEST_SET}", "args": ["--k=${MCPLUG_TEST_UNSET_A}-${MCPLUG_TEST_UNSET_B}"],
+			"env": {"K": "${MCPLUG_TEST_SET:-${MCPLUG_TEST_DEFAULT}}"}},
+		"h": {"type": "http", "url": "https://h.example/${MCPLUG_TEST_PATH:-mcp}", "headers": {"Authorization": "Bearer ${MCPLUG_TEST_TOKEN}"}},
+		"none": {"command": "x"}
+	}}`), "test.json")
+	require.NotNil(t, cfg.Servers["s"].Err, "an unset variable fails the entry")
+	assert.Equal(t, []string{"MCPLUG_TEST_DEFAULT", "MCPLUG_TEST_SET", "MCPLUG_TEST_UNSET_A", "MCPLUG_TEST_UNSET_B"}, cfg.Servers["s"].Variables(),
+		"every name, set or not, a default's too, also after one that is not set")
+	assert.Equal(t, []string{"MCPLUG_TEST_PATH", "MCPLUG_TEST_TOKEN"}, cfg.Servers["h"].Variables())
+	assert.Empty(t, cfg.Servers["none"].Variables())
+	assert.Empty(t, (&config.Server{Command: "${X}"}).Variables(), "a Server made in code was read from no entry")
+}

@@ -103,6 +103,12 @@ type Plan struct {
 	// package not used, an optional runtime argument the runner does not
 	// take).
 	Notes []string
+	// Taken, when set, reports whether another entry of the config
+	// names the environment variable name already: Variables and Server
+	// pass such a name over (NAME_2, NAME_3, …), so that the user's
+	// secret for one server never goes to another whose variable is
+	// spelt the same.
+	Taken func(name string) bool
 
 	slots []*slot
 	entry func() (*config.Server, error)
@@ -290,7 +296,7 @@ func (p *Plan) nameRefs() {
 			continue
 		}
 		ref := variableName(p.Name, sl.name)
-		for i := 2; used[ref]; i++ {
+		for i := 2; used[ref] || p.Taken != nil && p.Taken(ref); i++ {
 			ref = fmt.Sprintf("%s_%d", variableName(p.Name, sl.name), i)
 		}
 		used[ref] = true
@@ -302,9 +308,10 @@ func (p *Plan) nameRefs() {
 // server, named after p.Name: one for each secret the entry needs. The
 // names are words joined by '_', so another server's may be the same
 // (NEON_MCP_AUTHORIZATION is neon-mcp's Authorization and
-// neon-mcp-authorization's Neon-Mcp-Authorization): one set already in
-// the environment goes to this server as it is, which an installer
-// should say before it writes.
+// neon-mcp-authorization's Neon-Mcp-Authorization): a name p.Taken
+// reports is passed over, and one set already in the environment goes
+// to this server as it is, which an installer should say before it
+// writes.
 func (p *Plan) Variables() []Variable {
 	p.nameRefs()
 	var out []Variable

@@ -360,3 +360,19 @@ func TestAPackageRunsOnlyFromTheRegistryItNames(t *testing.T) {
 		})
 	}
 }
+
+func TestAVariableAnotherEntryNamesIsPassedOver(t *testing.T) {
+	p, err := registry.PlanFor(doc(t, `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","remotes":[{"type":"streamable-http","url":"https://l.example/mcp","headers":[
+		{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true},{"name":"X-Key","isRequired":true,"isSecret":true}]}]}`), nil)
+	require.NoError(t, err)
+	taken := map[string]bool{"NEON_MCP_AUTHORIZATION": true, "NEON_MCP_AUTHORIZATION_2": true}
+	p.Taken = func(name string) bool { return taken[name] }
+	sc, err := p.Server()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"Neon-Mcp-Authorization": "${NEON_MCP_AUTHORIZATION_3}", "X-Key": "${NEON_MCP_AUTHORIZATION_X_KEY}"}, sc.Headers)
+	var names []string
+	for _, v := range p.Variables() {
+		names = append(names, v.Name)
+	}
+	assert.Equal(t, []string{"NEON_MCP_AUTHORIZATION_3", "NEON_MCP_AUTHORIZATION_X_KEY"}, names, "the variables to set are the entry's")
+}
