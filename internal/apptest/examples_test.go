@@ -1,6 +1,7 @@
 package apptest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,6 +172,19 @@ func TestMoreOfficialViewsRenderAndWork(t *testing.T) {
 		var links []string
 		r.eval(t, `mcplugPage.links.slice(-1)`, &links)
 		assert.Equal(t, []string{"https://modelcontextprotocol.io/"}, links, "the user was never asked about the second")
+
+		// A request the view cancels (the App SDK does after 60 s) takes
+		// its question with it, and gets no answer; the next may ask.
+		r.click(t, "Open Link")
+		require.NoError(t, chromedp.Do(r.ctx, chromedp.WaitVisible(chromedp.ID("ask"))))
+		var id json.RawMessage
+		r.eval(t, `mcplugPage.view.log.filter((e) => e.from && e.msg.method === "ui/open-link").pop().msg.id`, &id)
+		r.inView(t, fmt.Sprintf(`(parent.postMessage({jsonrpc: "2.0", method: "notifications/cancelled", params: {requestId: %s, reason: "the view gave up"}}, "*"), "")`, id))
+		_, err := chromedp.Run(r.ctx, chromedp.Poll[bool](`!document.getElementById("ask").classList.contains("open") && mcplugPage.host.asking === null`, chromedp.WithPollingTimeout(30*time.Second)))
+		require.NoError(t, err, "the cancelled question is still open")
+		var answered bool
+		r.eval(t, fmt.Sprintf(`mcplugPage.view.log.some((e) => e.to && e.msg.id === %s && !e.msg.method)`, id), &answered)
+		assert.False(t, answered, "a cancelled request is not answered")
 
 		// A view that goes takes its question with it.
 		r.click(t, "Open Link")
