@@ -105,8 +105,9 @@ func TestMoreOfficialViewsRenderAndWork(t *testing.T) {
 		})
 	}
 
-	// PDF.js starts its worker from a data: URL, which a CSP without
-	// data: in script-src and worker-src blocks: no page was drawn.
+	// PDF.js starts a blob: worker that imports its code from a data:
+	// URL, which a CSP without data: in script-src blocks: no page was
+	// drawn.
 	t.Run("pdf: a local file's page is drawn, and its text reaches the model's context", func(t *testing.T) {
 		r.open(t, "pdf", "display_pdf", fmt.Sprintf(`{"url":%q}`, pdf))
 		r.logHas(t, "the view reads the file through its server", `e.from && e.msg.method === "tools/call" && e.msg.params.name === "read_pdf_bytes"`)
