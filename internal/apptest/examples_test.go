@@ -1,6 +1,7 @@
 package apptest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,8 +105,9 @@ func TestMoreOfficialViewsRenderAndWork(t *testing.T) {
 		})
 	}
 
-	// PDF.js starts its worker from a data: URL, which a CSP without
-	// data: in script-src and worker-src blocks: no page was drawn.
+	// PDF.js starts a blob: worker that imports its code from a data:
+	// URL, which a CSP without data: in script-src blocks: no page was
+	// drawn.
 	t.Run("pdf: a local file's page is drawn, and its text reaches the model's context", func(t *testing.T) {
 		r.open(t, "pdf", "display_pdf", fmt.Sprintf(`{"url":%q}`, pdf))
 		r.logHas(t, "the view reads the file through its server", `e.from && e.msg.method === "tools/call" && e.msg.params.name === "read_pdf_bytes"`)
@@ -171,6 +173,19 @@ func TestMoreOfficialViewsRenderAndWork(t *testing.T) {
 		var links []string
 		r.eval(t, `mcplugPage.links.slice(-1)`, &links)
 		assert.Equal(t, []string{"https://modelcontextprotocol.io/"}, links, "the user was never asked about the second")
+
+		// A request the view cancels (the App SDK does after 60 s) takes
+		// its question with it, and gets no answer; the next may ask.
+		r.click(t, "Open Link")
+		require.NoError(t, chromedp.Do(r.ctx, chromedp.WaitVisible(chromedp.ID("ask"))))
+		var id json.RawMessage
+		r.eval(t, `mcplugPage.view.log.filter((e) => e.from && e.msg.method === "ui/open-link").pop().msg.id`, &id)
+		r.inView(t, fmt.Sprintf(`(parent.postMessage({jsonrpc: "2.0", method: "notifications/cancelled", params: {requestId: %s, reason: "the view gave up"}}, "*"), "")`, id))
+		_, err := chromedp.Run(r.ctx, chromedp.Poll[bool](`!document.getElementById("ask").classList.contains("open") && mcplugPage.host.asking === null`, chromedp.WithPollingTimeout(30*time.Second)))
+		require.NoError(t, err, "the cancelled question is still open")
+		var answered bool
+		r.eval(t, fmt.Sprintf(`mcplugPage.view.log.some((e) => e.to && e.msg.id === %s && !e.msg.method)`, id), &answered)
+		assert.False(t, answered, "a cancelled request is not answered")
 
 		// A view that goes takes its question with it.
 		r.click(t, "Open Link")

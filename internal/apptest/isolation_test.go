@@ -215,7 +215,7 @@ func TestAViewCannotReachAnotherServersView(t *testing.T) {
 		"popupBlank":           "nothing",
 		"fetchBravo":           "blocked",
 		"frameBravo":           "blocked",
-		"dataWorker":           "blocked",
+		"dataWorker":           "no worker", // worker-src has blob: alone, as the reference host's
 		"blobWorker":           "blocked",
 	} {
 		assert.Equal(t, want, report[key], key)

@@ -15,9 +15,9 @@ var source = regexp.MustCompile(`^(https|http|wss|ws)://(\*\.)?[A-Za-z0-9-]+(\.[
 // policy returns the Content-Security-Policy of a view, and the part of
 // its _meta.ui.csp it applied: nothing from the network but what that
 // lists, by kind. Scripts and styles inlined in the view run, and what
-// the view makes itself (data: and blob: scripts, workers, styles,
-// images, fonts and media) loads, as the extension's reference host
-// allows: bundled views start their workers from data: and blob: URLs,
+// the view makes itself loads, as the extension's reference host allows:
+// data: and blob: scripts, styles, images, fonts and media, and blob:
+// workers (PDF.js starts one that imports its code from a data: URL),
 // which stay under this policy. A source that is not an origin, or that
 // names a sandbox origin (a view could frame or fetch another server's),
 // is left out and returned.
@@ -54,7 +54,7 @@ func policy(csp *mcp.ResourceCSP, sandbox *sandboxOrigins) (string, *mcp.Resourc
 		dir("img-src", local, res),
 		dir("font-src", local, res),
 		dir("media-src", local, res),
-		dir("worker-src", local, res),
+		dir("worker-src", []string{"blob:"}, res),
 		dir("connect-src", nil, conn),
 		dir("frame-src", nil, frames),
 		dir("base-uri", nil, bases),

@@ -21,7 +21,8 @@ class McpAppsHost {
   // opts: api (URL of the Go host's API), token (its key);
   // onMessage(view, params) (a ui/message the Go host took),
   // onOpenLink(view, url, signal) → Promise<bool> (ask the user; signal
-  // aborts when the view goes first, and the question should go with it),
+  // aborts when the view goes first or cancels its request, and the
+  // question should go with it),
   // onModelContext(view, params), onLog(view, params), onRefused(view,
   // reason) (a message the host would not take).
   constructor(opts) {
@@ -246,11 +247,12 @@ class McpAppView {
         const asking = new AbortController();
         this.host.asking = this;
         this.asking = asking;
+        this.askingID = id;
         let yes = false;
         try { yes = await ask(this, url.href, asking.signal); } catch { yes = false; }
         if (this.host.asking === this) this.host.asking = null;
         this.asking = null;
-        if (asking.signal.aborted) return; // the view is gone
+        if (asking.signal.aborted) return; // the view is gone, or cancelled its request: no answer
         if (yes) window.open(url.href, "_blank", "noopener,noreferrer");
         this.reply(id, yes ? {} : { isError: true });
         return;
@@ -300,6 +302,9 @@ class McpAppView {
       case "notifications/cancelled": {
         const ctrl = this.serving.get(p.requestId);
         if (ctrl) ctrl.abort();
+        // A link the view no longer asks for: its question goes, and
+        // the link is not opened.
+        if (this.asking && this.askingID === p.requestId) this.asking.abort();
         return;
       }
       case "notifications/message":
