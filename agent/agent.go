@@ -46,16 +46,18 @@ type Agent struct {
 	MaxSteps int
 
 	// MaxResultTokens bounds the text of one tool result, in tokens
-	// (CountTokens, else four bytes a token): past it, the whole text is
-	// kept in a file (see ResultDir) and the model gets its head, the
-	// file's path, size and line count, and a tool to read any range of
-	// it (ReadResultToolName). Zero means $MAX_MCP_OUTPUT_TOKENS, else
+	// (four bytes a token, or, when that leaves it in doubt, counted by
+	// CountTokens or by the Model, a TokenCounter): past it, the whole
+	// text is kept in a file (see ResultDir) and the model gets its head,
+	// the file's path, size and line count, and a tool to read any range
+	// of it (ReadResultToolName). Zero means $MAX_MCP_OUTPUT_TOKENS, else
 	// DefaultMaxResultTokens (25,000, Claude Code's); a negative value
 	// keeps no file, and cuts the text at MaxResultBytes instead.
 	MaxResultTokens int
 	// CountTokens, if set, counts a text's tokens as the model does; it
 	// is asked only when four bytes a token leave it in doubt (between
 	// half and four times MaxResultTokens), as Claude Code asks the API.
+	// Without it, a Model that is a TokenCounter is asked.
 	CountTokens func(text string) int
 	// ResultDir is where the Agent makes its folder for the results it
 	// keeps in files (os.MkdirTemp: mode 0700, each file 0600; at most
@@ -313,7 +315,7 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		if err != nil {
 			return fail(err)
 		}
-		result.Content = a.resultBlocks("", res)
+		result.Content = a.resultBlocks(ctx, "", res)
 		return result
 	}
 	if !ok && use.Name == ReadResultToolName && a.results.has() {
@@ -321,7 +323,7 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		if err != nil {
 			return fail(err)
 		}
-		result.Content = a.resultBlocks("", res)
+		result.Content = a.resultBlocks(ctx, "", res)
 		return result
 	}
 	if !ok {
@@ -342,7 +344,7 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		return fail(errors.New("tool returned no result"))
 	}
 	result.IsError = res.IsError
-	result.Content = a.resultBlocks(use.Name, res)
+	result.Content = a.resultBlocks(ctx, use.Name, res)
 	return result
 }
 
@@ -352,7 +354,7 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 // MaxResultTokens (kept in a file past it; name "" for the Agent's own
 // tools, whose results are bounded already), the images by
 // MaxImageBytes, MaxImageSide and MaxImages.
-func (a *Agent) resultBlocks(name string, res *mcp.CallToolResult) []Block {
+func (a *Agent) resultBlocks(ctx context.Context, name string, res *mcp.CallToolResult) []Block {
 	images := false
 	if im, ok := a.Model.(ImageModel); ok {
 		images = im.AcceptsImages()
@@ -418,7 +420,7 @@ func (a *Agent) resultBlocks(name string, res *mcp.CallToolResult) []Block {
 	}
 	text := strings.Join(texts, "\n")
 	if name != "" {
-		text = a.fitText(name, text, format)
+		text = a.fitText(ctx, name, text, format)
 	}
 	if text == "" && len(blocks) == 0 {
 		text = "(no output)"

@@ -34,6 +34,15 @@ type ImageModel interface {
 	AcceptsImages() bool
 }
 
+// TokenCounter is a Model that counts a text's tokens as its API does
+// (agent/anthropic.Model asks the Messages API's count_tokens). An Agent
+// asks it about a tool result that four bytes a token leave in doubt
+// (see Agent.MaxResultTokens); an error leaves the estimate to decide.
+type TokenCounter interface {
+	Model
+	CountTokens(ctx context.Context, text string) (int, error)
+}
+
 // Request is what a Model is asked.
 type Request struct {
 	// System is the program's own system prompt (Agent.System).

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,15 +68,23 @@ func (a *Agent) maxReadBytes() int { return max(a.maxResultTokens()*2, 64) }
 func (a *Agent) headBytes() int { return max(a.maxResultTokens()*4/10, 64) }
 
 // overCap reports whether text is past the cap, and its tokens: four
-// bytes a token, or CountTokens when the estimate is neither well under
-// the cap (half of it) nor far past it (four times), as Claude Code
-// counts.
-func (a *Agent) overCap(text string, limit int) (int, bool) {
+// bytes a token, or, when that estimate is neither well under the cap
+// (half of it) nor far past it (four times), the count of CountTokens or
+// of the Model (a TokenCounter), as Claude Code asks the API then. A
+// Model's count that fails leaves the estimate.
+func (a *Agent) overCap(ctx context.Context, text string, limit int) (int, bool) {
 	est := (len(text) + 3) / 4
-	if a.CountTokens == nil || est <= limit/2 || est > limit*4 {
+	if est <= limit/2 || est > limit*4 {
 		return est, est > limit
 	}
-	n := a.CountTokens(text)
+	n := est
+	if a.CountTokens != nil {
+		n = a.CountTokens(text)
+	} else if tc, ok := a.Model.(TokenCounter); ok {
+		if counted, err := tc.CountTokens(ctx, text); err == nil && counted > 0 {
+			n = counted
+		}
+	}
 	return n, n > limit
 }
 
@@ -83,12 +92,12 @@ func (a *Agent) overCap(text string, limit int) (int, bool) {
 // it: the text itself, or, past the cap, its head and where the whole of
 // it is kept. format names what the text is ("plain text", "JSON"). A
 // result that cannot be kept is cut at MaxResultBytes, with a note why.
-func (a *Agent) fitText(name, text, format string) string {
+func (a *Agent) fitText(ctx context.Context, name, text, format string) string {
 	limit := a.maxResultTokens()
 	if limit == 0 {
 		return a.truncate(text)
 	}
-	tokens, over := a.overCap(text, limit)
+	tokens, over := a.overCap(ctx, text, limit)
 	if !over {
 		return text
 	}

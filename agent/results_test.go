@@ -14,7 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/mcplug/mcplug/agent"
+	"github.com/mcplug/mcplug/agent/anthropic"
+	"github.com/mcplug/mcplug/internal/mockllm"
 	"github.com/mcplug/mcplug/mcp"
 	"github.com/mcplug/mcplug/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
@@ -319,4 +322,101 @@ func TestAResultThatCannotBeKeptIsCutWithANote(t *testing.T) {
 	assert.Contains(t, got, "\n[truncated: showing 100000 of 200000 bytes]\n[the whole result of 200000 bytes could not be kept for reading: ")
 	assert.Less(t, len(got), 100_400)
 	assert.NotContains(t, toolNamesOf(s.requests[1].Tools), agent.ReadResultToolName)
+}
+
+// A result four bytes a token leave under the cap, but in doubt, is
+// counted as the Messages API counts it (agent/anthropic asks
+// count_tokens): past the cap by that count, it is kept in a file.
+func TestTheModelsAPICountsAResultInDoubt(t *testing.T) {
+	tests := []struct {
+		name    string
+		bytes   int
+		asked   bool
+		kept    bool
+		summary string
+	}{
+		{"in doubt, counted past the cap", 80_000, true, true, "[This result is 80,000 bytes in 1 lines, about 26,667 tokens: more than the 25,000 tokens"},
+		{"in doubt, counted under the cap", 72_000, true, false, ""},
+		{"well under the cap, not asked", 48_000, false, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := strings.Repeat("abcd", tt.bytes/4)
+			tools := agent.Funcs{{Tool: mcp.Tool{Name: "t"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+				return agent.Text(text), nil
+			}}}
+			mock, err := mockllm.Start(mockllm.Turn{ToolCalls: []mockllm.ToolCall{{Name: "t"}}}, mockllm.Turn{Text: "ok"})
+			require.NoError(t, err)
+			defer mock.Close()
+			model := anthropic.New(option.WithBaseURL(mock.URL), option.WithAPIKey("k"))
+			a := &agent.Agent{Model: model, Tools: []agent.ToolProvider{tools}, ResultDir: t.TempDir()}
+			defer a.Close()
+			_, err = a.Chat(context.Background(), "go")
+			require.NoError(t, err)
+
+			counts := mock.CountRequests()
+			if !tt.asked {
+				assert.Empty(t, counts)
+			} else {
+				require.Len(t, counts, 1)
+				var req struct {
+					Model    string `json:"model"`
+					Messages []struct {
+						Role    string `json:"role"`
+						Content []struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"messages"`
+				}
+				require.NoError(t, json.Unmarshal(counts[0], &req))
+				require.Len(t, req.Messages, 1)
+				assert.Equal(t, "user", req.Messages[0].Role)
+				assert.True(t, req.Messages[0].Content[0].Text == text, "the result's text is what is counted")
+				assert.Equal(t, model.Name(), req.Model)
+			}
+			var sent struct {
+				Messages []struct {
+					Content []struct {
+						Content []struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"content"`
+				} `json:"messages"`
+			}
+			requests := mock.Requests()
+			require.Len(t, requests, 2)
+			require.NoError(t, json.Unmarshal(requests[1], &sent))
+			got := sent.Messages[len(sent.Messages)-1].Content[0].Content[0].Text
+			if tt.kept {
+				assert.True(t, strings.HasPrefix(got, tt.summary), "%.200s", got)
+			} else {
+				assert.True(t, got == text, "sent whole: %.200s", got)
+			}
+		})
+	}
+}
+
+// failingCounter is a Model whose token counts fail.
+type failingCounter struct{ *script }
+
+func (failingCounter) CountTokens(context.Context, string) (int, error) {
+	return 0, errors.New("count_tokens: 529 overloaded")
+}
+
+func TestACountThatFailsLeavesTheEstimate(t *testing.T) {
+	text := strings.Repeat("abcd", 24_000) // 24,000 tokens at four bytes a token
+	tools := agent.Funcs{{Tool: mcp.Tool{Name: "t"}, Fn: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) {
+		return agent.Text(text), nil
+	}}}
+	s := &script{replies: []*agent.Response{call("t", `{}`), answer("ok"), call("t", `{}`), answer("ok")}}
+	a := &agent.Agent{Model: failingCounter{s}, Tools: []agent.ToolProvider{tools}, ResultDir: t.TempDir()}
+	defer a.Close()
+	_, err := a.Chat(context.Background(), "go")
+	require.NoError(t, err)
+	assert.True(t, lastResult(t, s).Content[0].Text == text, "under the cap by the estimate")
+
+	a.CountTokens = func(string) int { return 30_000 }
+	_, err = a.Chat(context.Background(), "again")
+	require.NoError(t, err)
+	assert.Regexp(t, `^\[This result is 96,000 bytes in 1 lines, about 30,000 tokens`, lastResult(t, s).Content[0].Text, "Agent.CountTokens comes before the Model's")
 }

@@ -54,7 +54,22 @@ func (m *Model) SearchesTools() bool { return true }
 var (
 	_ agent.ImageModel     = (*Model)(nil)
 	_ agent.SearchingModel = (*Model)(nil)
+	_ agent.TokenCounter   = (*Model)(nil)
 )
+
+// CountTokens counts the tokens of text as the Messages API counts them
+// for this model (POST /v1/messages/count_tokens, text as one user
+// message): an Agent asks it whether a tool result is past its cap.
+func (m *Model) CountTokens(ctx context.Context, text string) (int, error) {
+	res, err := m.client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{
+		Model:    sdk.Model(m.name),
+		Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(text))},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("anthropic: count tokens: %w", err)
+	}
+	return int(res.InputTokens), nil
+}
 
 // Generate streams one reply.
 func (m *Model) Generate(ctx context.Context, req *agent.Request, onText func(string)) (*agent.Response, error) {

@@ -51,6 +51,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []json.RawMessage
+	counts   []json.RawMessage
 }
 
 // Start starts a mock on a loopback port that plays turns in order.
@@ -62,6 +63,7 @@ func Start(turns ...Turn) (*Server, error) {
 	s := &Server{URL: "http://" + ln.Addr().String(), turns: turns, ln: ln, done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
+	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
 	s.srv = &http.Server{Handler: mux}
 	go func() {
 		defer close(s.done)
@@ -76,6 +78,47 @@ func (s *Server) Requests() []json.RawMessage {
 	defer s.mu.Unlock()
 	return append([]json.RawMessage(nil), s.requests...)
 }
+
+// CountRequests returns the bodies of the count_tokens requests received
+// so far (they are not among Requests, and play no turn).
+func (s *Server) CountRequests() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.counts...)
+}
+
+// countTokens answers POST /v1/messages/count_tokens with TokensOf the
+// request's messages.
+func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages []struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	var body json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || json.Unmarshal(body, &req) != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "mockllm: count_tokens: body is not a request")
+		return
+	}
+	s.mu.Lock()
+	s.counts = append(s.counts, body)
+	s.mu.Unlock()
+	var text strings.Builder
+	for _, m := range req.Messages {
+		for _, c := range m.Content {
+			text.WriteString(c.Text)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]int{"input_tokens": TokensOf(text.String())})
+}
+
+// TokensOf is the mock's count of a text's tokens: one for every three
+// bytes, so that a text four bytes a token leaves under a cap may be
+// counted past it.
+func TokensOf(text string) int { return (len(text) + 2) / 3 }
 
 // Close stops the server and waits for it.
 func (s *Server) Close() error {
