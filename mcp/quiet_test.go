@@ -120,3 +120,22 @@ func TestAFailureTheProgramSeesIsNotLoggedAgain(t *testing.T) {
 	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
 	assert.NotEmpty(t, rec.at(slog.LevelDebug), "still there at Debug")
 }
+
+// A reconnection the program asked for (Manager.Reconnect) is no server
+// lost: Reconnect returns how it went, and nothing is logged at Warn.
+func TestAReconnectTheProgramAskedIsNotLoggedAsALoss(t *testing.T) {
+	noLeaks(t)
+	rec := &records{}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec)})
+	defer m.Close()
+	require.NoError(t, m.Add("calc", (&mcptest.Server{}).Transport()))
+	ctx := ctxTimeout(t, 30*time.Second)
+	require.NoError(t, m.Connect(ctx))
+	require.NoError(t, m.Reconnect(ctx, "calc"))
+	_, err := m.CallTool(ctx, "mcp__calc__echo", map[string]string{"text": "back"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, m.Status()[0].Restarts)
+	require.NoError(t, m.Close())
+	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
+	assert.Contains(t, rec.at(slog.LevelDebug), "mcp: reconnecting on request")
+}
