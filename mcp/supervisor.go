@@ -173,9 +173,13 @@ func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct
 			}
 			s.setState(StateReconnecting, cause)
 			s.mu.Unlock()
-			if asked && conn.Err() == nil {
+			switch {
+			case asked && conn.Err() == nil:
 				m.logger.Debug("mcp: reconnecting on request", "server", s.name) // the program asked: Reconnect returns how it went
-			} else {
+			case conn.endTold.Load():
+				// A call in flight failed with the cause: the program has it.
+				m.logger.Debug("mcp: server lost; reconnecting", "server", s.name, "err", cause)
+			default:
 				m.logger.Warn("mcp: server lost; reconnecting", "server", s.name, "err", cause)
 			}
 			conn.Close() // the process has exited: this reaps it
