@@ -183,6 +183,7 @@ type Connection struct {
 	// word past 2 KiB takes 2.25 (the allocator's classes).
 	closing     atomic.Bool
 	sessionOver atomic.Bool // the connection has ended: sessionEnd is called at once
+	endTold     atomic.Bool // the end failed a call in flight: its caller has the cause
 	nextID      atomic.Uint64
 	pending     jsonrpc.Pending
 	disp        atomic.Pointer[dispatcher] // made by the first message the server sends (see dispatcher)

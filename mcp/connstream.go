@@ -160,7 +160,9 @@ func (s *connStream) Waiting() int { return s.c.pending.Count() }
 // are refused.
 func (s *connStream) End(err error) {
 	s.c.setCause(err)
-	s.c.pending.Fail(&closedError{cause: s.c.getCause()})
+	if s.c.pending.Fail(&closedError{cause: s.c.getCause()}) > 0 {
+		s.c.endTold.Store(true)
+	}
 }
 
 // Close closes the Stream, which ends a read in progress, and stops the

@@ -37,3 +37,24 @@ func TestManagerRefusesATransportThatConnectsOnce(t *testing.T) {
 	require.NoError(t, m.Close())
 	assert.Empty(t, testproc.LiveChildren())
 }
+
+// The client end of NewInMemoryTransports connects once too: a Manager
+// given it would, once the server is lost, try it again for ever, each
+// call waiting to its deadline. Add refuses it, as it refuses a
+// *CommandTransport; a TransportFunc that makes a pair and serves the
+// other end for each connection is taken.
+func TestManagerRefusesAnInMemoryEnd(t *testing.T) {
+	noLeaks(t)
+	m := newManager(t, nil, nil)
+	client, server := mcp.NewInMemoryTransports()
+	err := m.Add("pipe", client)
+	require.ErrorIs(t, err, mcp.ErrSingleUseTransport)
+	assert.ErrorContains(t, err, `server "pipe"`)
+	assert.ErrorContains(t, err, "NewInMemoryTransports")
+	assert.ErrorContains(t, err, "mcp.TransportFunc", "it says what to give instead")
+	assert.Empty(t, m.Status(), "nothing was added")
+	s, err := server.Connect(ctxTimeout(t, 10*time.Second))
+	require.NoError(t, err, "the refused end's pair is left as it was")
+	require.NoError(t, s.Close())
+	require.NoError(t, m.Close())
+}

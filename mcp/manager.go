@@ -371,12 +371,14 @@ func durationDefault(d time.Duration, env string, def time.Duration) time.Durati
 
 // Add adds a server reached through t. A reconnection calls t.Connect
 // again, so t must be able to connect more than once: a TransportFunc
-// that builds a new CommandTransport each time (see the example), an
-// in-memory or HTTP transport. A *CommandTransport is refused with an
-// error matching ErrSingleUseTransport: its exec.Cmd runs once, and the
-// Manager, which starts a lost server again, does not copy it (what
+// that builds a new CommandTransport each time (see the example),
+// mcptest.Server.Transport, an HTTP transport. A *CommandTransport and an
+// end of NewInMemoryTransports are refused with an error matching
+// ErrSingleUseTransport: the exec.Cmd runs once, and the Manager, which
+// starts a lost server again, does not copy it (what
 // exec.CommandContext, Cancel and the caller's pipes hold cannot be
-// copied). Add fails too for a name already in use and after Close.
+// copied); the pipe carries one session. Add fails too for a name already
+// in use and after Close.
 func (m *Manager) Add(name string, t Transport) error {
 	if err := reusable(name, t); err != nil {
 		return err

@@ -120,3 +120,72 @@ func TestAFailureTheProgramSeesIsNotLoggedAgain(t *testing.T) {
 	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
 	assert.NotEmpty(t, rec.at(slog.LevelDebug), "still there at Debug")
 }
+
+// A reconnection the program asked for (Manager.Reconnect) is no server
+// lost: Reconnect returns how it went, and nothing is logged at Warn.
+func TestAReconnectTheProgramAskedIsNotLoggedAsALoss(t *testing.T) {
+	noLeaks(t)
+	rec := &records{}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec)})
+	defer m.Close()
+	require.NoError(t, m.Add("calc", (&mcptest.Server{}).Transport()))
+	ctx := ctxTimeout(t, 30*time.Second)
+	require.NoError(t, m.Connect(ctx))
+	require.NoError(t, m.Reconnect(ctx, "calc"))
+	_, err := m.CallTool(ctx, "mcp__calc__echo", map[string]string{"text": "back"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, m.Status()[0].Restarts)
+	require.NoError(t, m.Close())
+	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
+	assert.Contains(t, rec.at(slog.LevelDebug), "mcp: reconnecting on request")
+}
+
+// A server lost while a call was in flight is reported to that call (the
+// crash's *ExitError) and logged at Debug only; one lost with no call in
+// flight is logged at Warn, the only report the program gets.
+func TestAServerLostIsReportedOnce(t *testing.T) {
+	t.Run("a crash during a call is the call's error, not a warning too", func(t *testing.T) {
+		noLeaks(t)
+		rec := &records{}
+		m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
+		defer m.Close()
+		require.NoError(t, m.Add("flaky", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+			return child("crash-on-call").Connect(ctx)
+		})))
+		ctx := ctxTimeout(t, time.Minute)
+		require.NoError(t, m.Connect(ctx))
+		_, err := m.CallTool(ctx, "mcp__flaky__crash", nil)
+		var exit *mcp.ExitError
+		require.ErrorAs(t, err, &exit, "the call is told")
+		res, err := m.CallTool(ctx, "mcp__flaky__echo", map[string]string{"text": "back"})
+		require.NoError(t, err, "the server is brought back")
+		assert.Equal(t, "back", res.Text())
+		require.NoError(t, m.Close())
+		assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
+		assert.Contains(t, rec.at(slog.LevelDebug), "mcp: server lost; reconnecting")
+	})
+	t.Run("a server lost between calls is a warning", func(t *testing.T) {
+		noLeaks(t)
+		rec := &records{}
+		m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
+		defer m.Close()
+		streams := make(chan mcp.Stream, 2)
+		require.NoError(t, m.Add("calc", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+			st, err := (&mcptest.Server{}).Transport().Connect(ctx)
+			if err == nil {
+				streams <- st
+			}
+			return st, err
+		})))
+		ctx := ctxTimeout(t, time.Minute)
+		require.NoError(t, m.Connect(ctx))
+		first := <-streams
+		require.NoError(t, first.Close()) // the server goes away with no call in flight
+		<-streams                         // and is brought back
+		res, err := m.CallTool(ctx, "mcp__calc__echo", map[string]string{"text": "back"})
+		require.NoError(t, err)
+		assert.Equal(t, "back", res.Text())
+		require.NoError(t, m.Close())
+		assert.Equal(t, []string{"mcp: server lost; reconnecting"}, rec.at(slog.LevelWarn))
+	})
+}

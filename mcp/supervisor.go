@@ -147,9 +147,11 @@ func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct
 			m.invalidate()
 			signal()
 			lived := time.Now()
+			asked := false
 			select {
 			case <-conn.Done():
 			case <-kick:
+				asked = true
 			case <-m.ctx.Done():
 			}
 			s.mu.Lock()
@@ -171,7 +173,15 @@ func (m *Manager) supervise(s *server, firstDone chan struct{}, kick chan struct
 			}
 			s.setState(StateReconnecting, cause)
 			s.mu.Unlock()
-			m.logger.Warn("mcp: server lost; reconnecting", "server", s.name, "err", cause)
+			switch {
+			case asked && conn.Err() == nil:
+				m.logger.Debug("mcp: reconnecting on request", "server", s.name) // the program asked: Reconnect returns how it went
+			case conn.endTold.Load():
+				// A call in flight failed with the cause: the program has it.
+				m.logger.Debug("mcp: server lost; reconnecting", "server", s.name, "err", cause)
+			default:
+				m.logger.Warn("mcp: server lost; reconnecting", "server", s.name, "err", cause)
+			}
 			conn.Close() // the process has exited: this reaps it
 			if time.Since(lived) > m.opts.MaxRestartBackoff {
 				failures = 0

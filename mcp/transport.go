@@ -112,23 +112,27 @@ func (s *lineStream) useLogger(lg *slog.Logger) { s.late.Use(lg) }
 
 // NewInMemoryTransports returns two connected Transports, for tests and for
 // running a server in the same process: what one side writes, the other
-// reads. Each Transport connects once; a second Connect fails.
+// reads. Each Transport connects once; a second Connect fails, and
+// Manager.Add refuses them (see ErrSingleUseTransport).
 func NewInMemoryTransports() (client, server Transport) {
 	a, b := net.Pipe()
-	return onceTransport(a), onceTransport(b)
+	return &inMemoryTransport{conn: a}, &inMemoryTransport{conn: b}
 }
 
-func onceTransport(c net.Conn) Transport {
-	var once sync.Once
-	return TransportFunc(func(ctx context.Context) (Stream, error) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var s Stream
-		once.Do(func() { s = NewStream(c) })
-		if s == nil {
-			return nil, errors.New("mcp: in-memory transport already connected")
-		}
-		return s, nil
-	})
+// inMemoryTransport is one end of NewInMemoryTransports.
+type inMemoryTransport struct {
+	once sync.Once
+	conn net.Conn
+}
+
+func (t *inMemoryTransport) Connect(ctx context.Context) (Stream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var s Stream
+	t.once.Do(func() { s = NewStream(t.conn) })
+	if s == nil {
+		return nil, errors.New("mcp: in-memory transport already connected")
+	}
+	return s, nil
 }

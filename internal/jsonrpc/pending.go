@@ -93,11 +93,13 @@ func (p *Pending) Deliver(id uint64, r Reply) (ok bool, waiting int) {
 	return ok, p.Count()
 }
 
-// Fail ends every pending call with err and refuses new ones.
-func (p *Pending) Fail(err error) {
+// Fail ends every pending call with err and refuses new ones. It returns
+// how many calls it ended: 0 when Fail was called before.
+func (p *Pending) Fail(err error) int {
 	if p.over.Swap(true) {
-		return
+		return 0
 	}
+	n := 0
 	for i := range p.shards {
 		sh := &p.shards[i]
 		sh.mu.Lock()
@@ -106,9 +108,11 @@ func (p *Pending) Fail(err error) {
 			pc.C <- Reply{Err: err}
 			delete(sh.calls, id)
 			p.waiting.Add(-1)
+			n++
 		}
 		sh.mu.Unlock()
 	}
+	return n
 }
 
 // Count returns how many calls wait.
