@@ -200,6 +200,58 @@ func TestADynamicSkillIsNeverCoveredByAStoredApproval(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok)
 	assert.Error(t, store.Put(mcp.SkillApproval{Server: "docs", URI: "skill://x/SKILL.md"}), "no approval without a manifest")
+
+	// A store of the program's own that keeps whatever it is given, and
+	// already holds an approval of the skill without a manifest (the
+	// digest of a dynamic skill is ""): it is never asked, never given.
+	held := &keepingApprovals{m: map[[2]string]mcp.SkillApproval{}}
+	held.m[[2]string{"docs", "skill://pdf-processing/SKILL.md"}] = mcp.SkillApproval{Server: "docs", URI: "skill://pdf-processing/SKILL.md", Tools: true}
+	ap = &approver{d: mcp.SkillDecision{Load: true, Remember: true}}
+	m = newManager(t, nil, &mcp.ManagerOptions{Skills: &mcp.SkillOptions{Approve: ap.approve, Approvals: held}})
+	require.NoError(t, m.Add("docs", skillServer(&recorder{}, sk).Transport()))
+	for range 2 {
+		l, err := m.LoadSkill(ctx(t), "docs:pdf-processing")
+		require.NoError(t, err)
+		assert.Nil(t, l.AllowedTools(), "the held approval's grant does not count")
+	}
+	assert.Len(t, ap.asked(), 2, "the held approval covers nothing a dynamic skill serves")
+	assert.Empty(t, held.puts(), "no approval of a dynamic skill is given to the store")
+}
+
+// keepingApprovals keeps every approval it is given, as a program's own
+// store may, recording the Puts.
+type keepingApprovals struct {
+	mu  sync.Mutex
+	m   map[[2]string]mcp.SkillApproval
+	put []mcp.SkillApproval
+}
+
+func (k *keepingApprovals) Get(server, uri string) (mcp.SkillApproval, bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	a, ok := k.m[[2]string{server, uri}]
+	return a, ok, nil
+}
+
+func (k *keepingApprovals) Put(a mcp.SkillApproval) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m[[2]string{a.Server, a.URI}] = a
+	k.put = append(k.put, a)
+	return nil
+}
+
+func (k *keepingApprovals) Delete(server, uri string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, [2]string{server, uri})
+	return nil
+}
+
+func (k *keepingApprovals) puts() []mcp.SkillApproval {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]mcp.SkillApproval(nil), k.put...)
 }
 
 func TestAllowedToolsAreIgnoredUnlessGrantedAndANestedSkillNeedsItsOwnApproval(t *testing.T) {
