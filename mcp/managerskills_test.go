@@ -54,7 +54,7 @@ func waitFor(t *testing.T, ch chan struct{}) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(5 * time.Second):
+	case <-ctx(t).Done():
 		t.Fatal("no notification")
 	}
 }
@@ -162,11 +162,12 @@ func TestAnApprovalIsRevokedWhenTheManifestChanges(t *testing.T) {
 
 	changed := pdfSkill()
 	changed.Files["references/credit-note.md"] = "A file added after the approval.\n"
-	srv.AddSkills(changed)              // and notifications/resources/list_changed
-	require.Eventually(t, func() bool { // the notification reaches the connection's cache
-		skills, err := m.Skills(ctx(t))
-		return err == nil && len(skills) == 1 && len(skills[0].Resources) == 4
-	}, 5*time.Second, time.Millisecond)
+	srv.AddSkills(changed) // and notifications/resources/list_changed
+	waitFor(t, changedCh)  // handled: the connection's cached listing is dropped
+	skills, err := m.Skills(ctx(t))
+	require.NoError(t, err)
+	require.Len(t, skills, 1)
+	require.Len(t, skills[0].Resources, 4)
 
 	ap.d = mcp.SkillDecision{Load: false}
 	_, err = m.LoadSkill(ctx(t), "docs:pdf-processing")

@@ -53,7 +53,7 @@ func TestSkillsAreListedGotAndReadVerifiedInBothEras(t *testing.T) {
 				srv.Versions = mcptest.Modern
 			}
 			c := connectVersion(t, srv, era.version)
-			ctx := ctxTimeout(t, 5*time.Second)
+			ctx := ctx(t)
 
 			require.NotNil(t, c.SkillsCapability())
 			assert.True(t, c.SkillsCapability().DirectoryRead)
@@ -108,7 +108,7 @@ func TestSkillMethodsSendNothingToAServerThatDoesNotDeclareThem(t *testing.T) {
 	noLeaks(t)
 	rec := &recorder{}
 	c := connect(t, (&mcptest.Server{OnMessage: rec.on}).Transport())
-	ctx := ctxTimeout(t, 5*time.Second)
+	ctx := ctx(t)
 	assert.Nil(t, c.SkillsCapability())
 	_, err := c.ListSkills(ctx)
 	assert.ErrorIs(t, err, mcp.ErrNoSkills)
@@ -189,7 +189,7 @@ func TestAHostileSkillServerFailsVerification(t *testing.T) {
 			sk := pdfSkill()
 			sk.Entry = tc.entry
 			c := connect(t, skillServer(rec, sk).Transport())
-			ctx := ctxTimeout(t, 5*time.Second)
+			ctx := ctx(t)
 			skills, err := c.ListSkills(ctx)
 			require.NoError(t, err)
 			require.Len(t, skills, 1)
@@ -211,7 +211,7 @@ func TestADynamicSkillIsReadUnverifiedWithinItsDirectoryAndItsFrontmatterCompare
 	sk := pdfSkill()
 	sk.Dynamic = true
 	c := connect(t, skillServer(rec, sk).Transport())
-	ctx := ctxTimeout(t, 5*time.Second)
+	ctx := ctx(t)
 	skills, err := c.ListSkills(ctx)
 	require.NoError(t, err)
 	require.Len(t, skills, 1)
