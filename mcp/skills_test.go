@@ -599,3 +599,34 @@ func TestADirectoryReadKeepsAtMostTenThousandChildren(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 10000, len(children))
 }
+
+func TestASkillAtTheExtensionsLimitsIsListedAndRead(t *testing.T) {
+	noLeaks(t)
+	const md = "---\nname: big\ndescription: at the limits\n---\nRead data/big.txt.\n"
+	files := map[string]string{"SKILL.md": md}
+	for i := range mcp.MaxSkillResources - 2 {
+		files[fmt.Sprintf("references/part-%03d-of-the-reference-material.md", i)] = "x"
+	}
+	rest := mcp.MaxSkillBytes - len(md) - (mcp.MaxSkillResources - 2)
+	files["data/big.txt"] = strings.Repeat("0123456789abcdef", rest/16) + strings.Repeat("z", rest%16)
+	rec := &recorder{}
+	c := connect(t, skillServer(rec, mcptest.Skill{Path: "big", Files: files}).Transport())
+
+	skills, err := c.ListSkills(ctx(t))
+	require.NoError(t, err)
+	require.Len(t, skills, 1, "512 files and 16 MiB, every host accepts it")
+	var total int64
+	for _, r := range skills[0].Resources {
+		total += r.Size
+	}
+	assert.Len(t, skills[0].Resources, mcp.MaxSkillResources)
+	assert.Equal(t, int64(mcp.MaxSkillBytes), total)
+	for _, p := range []string{"SKILL.md", "data/big.txt", "references/part-509-of-the-reference-material.md"} {
+		uri, err := mcp.ResolveSkillFile(&skills[0], p)
+		require.NoError(t, err)
+		f, err := c.ReadSkillFile(ctx(t), &skills[0], uri)
+		require.NoError(t, err, p)
+		assert.True(t, f.Verified)
+		assert.Equal(t, files[p], string(f.Content))
+	}
+}
