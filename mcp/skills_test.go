@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcplug/mcplug/mcp"
@@ -629,4 +630,26 @@ func TestASkillAtTheExtensionsLimitsIsListedAndRead(t *testing.T) {
 		assert.True(t, f.Verified)
 		assert.Equal(t, files[p], string(f.Content))
 	}
+}
+
+func TestAListingOfALongerTTLIsListedAgainAfterAnHour(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{}
+		srv := skillServer(rec, pdfSkill())
+		srv.Versions, srv.SkillsTTLMs = mcptest.Modern, (48 * time.Hour).Milliseconds()
+		c, err := mcp.Connect(context.Background(), srv.Transport(), &mcp.Options{Logger: quiet, ProtocolVersion: "2026-07-28"})
+		require.NoError(t, err)
+		defer c.Close()
+		list := func() {
+			_, err := c.ListSkills(context.Background())
+			require.NoError(t, err)
+		}
+		list()
+		time.Sleep(time.Hour - time.Millisecond) // the bubble's fake time
+		list()
+		assert.Len(t, rec.params("skills/list"), 1, "fresh within the hour")
+		time.Sleep(time.Millisecond)
+		list()
+		assert.Len(t, rec.params("skills/list"), 2, "a ttlMs of two days is taken for an hour")
+	})
 }
