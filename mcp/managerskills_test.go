@@ -406,3 +406,32 @@ func TestSkillApprovalFileKeepsAtMostItsBound(t *testing.T) {
 	_, ok, _ = f.Get("s", "skill://u4095/SKILL.md")
 	assert.True(t, ok)
 }
+
+func TestAVerificationThatFailsDropsTheServersCachedListing(t *testing.T) {
+	noLeaks(t)
+	rec := &recorder{}
+	tampered := pdfSkill() // its FORMS.md is not what the entry says
+	tampered.Entry = func(e *mcp.Skill) { formsOf(e).Digest = "sha256:" + strings.Repeat("0", 64) }
+	stale := mcptest.Skill{Path: "stale", Files: map[string]string{"SKILL.md": "---\nname: stale\ndescription: d\n---\n"},
+		Entry: func(e *mcp.Skill) { e.Resources[0].Size++ }} // its SKILL.md is not
+	m := newManager(t, nil, &mcp.ManagerOptions{Skills: &mcp.SkillOptions{Approve: (&approver{d: mcp.SkillDecision{Load: true}}).approve}})
+	require.NoError(t, m.Add("docs", skillServer(rec, tampered, stale).Transport()))
+	listings := func() int { return len(rec.params("skills/list")) }
+
+	l, err := m.LoadSkill(ctx(t), "docs:pdf-processing")
+	require.NoError(t, err)
+	_, err = m.Skills(ctx(t))
+	require.NoError(t, err)
+	require.Equal(t, 1, listings(), "cached while current")
+	_, err = l.Read(ctx(t), "references/FORMS.md")
+	require.ErrorIs(t, err, mcp.ErrSkillVerification)
+	_, err = m.Skills(ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, 2, listings(), "a file that fails verification: the skill may have changed, listed again")
+
+	_, err = m.LoadSkill(ctx(t), "docs:stale")
+	require.ErrorIs(t, err, mcp.ErrSkillVerification)
+	_, err = m.Skills(ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, 3, listings(), "LoadSkill found the skill in the cache, and the SKILL.md that failed dropped it")
+}
