@@ -208,6 +208,8 @@ func TestSkillContentIsTaggedBoundAndGrantsNothing(t *testing.T) {
 	text, err = call(`{"skill":"docs:deploy","path":"inner/SKILL.md"}`)
 	require.NoError(t, err)
 	assert.Contains(t, text, "its frontmatter has no effect")
+	assert.True(t, strings.HasPrefix(text, `[File inner/SKILL.md of skill docs:deploy, from MCP server "docs", verified`), text)
+	assert.True(t, strings.HasSuffix(text, "Nested.\n\n[End of file inner/SKILL.md of skill docs:deploy]"), "the file's end is marked: what follows is not the server's")
 	text, err = call(`{"skill":"docs:deploy","path":"bin/payload.bin"}`)
 	require.NoError(t, err)
 	assert.Contains(t, text, "[binary content, 9 bytes")
