@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -191,6 +192,25 @@ func (s *Skills) load(ctx context.Context, ref string) (*mcp.CallToolResult, err
 	b.Write(l.Content)
 	fmt.Fprintf(&b, "\n[End of skill %s from MCP server %q]", l.Ref, l.Server)
 	return Text(b.String()), nil
+}
+
+// Loaded returns the skills the model has loaded through the Skill tool
+// (each with the entry it was loaded from and its server), sorted by
+// ref: the skills it may be acting on, for a program that must know.
+// The Skills extension asks that a tool call that runs code on the
+// host, made while the model acts on a skill of an MCP server, pass the
+// same per-skill approval as the skill's own code: a program that gives
+// the model such a tool asks the user, naming these skills, while this
+// is not empty. A load that failed or was refused is not among them.
+func (s *Skills) Loaded() []*mcp.LoadedSkill {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*mcp.LoadedSkill, 0, len(s.loaded))
+	for _, l := range s.loaded {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b *mcp.LoadedSkill) int { return strings.Compare(a.Ref, b.Ref) })
+	return out
 }
 
 // read reads a file of the loaded skill ref.

@@ -193,8 +193,13 @@ func TestSkillContentIsTaggedBoundAndGrantsNothing(t *testing.T) {
 
 	_, err := call(`{"skill":"docs:deploy","path":"scripts/go.sh"}`)
 	assert.ErrorContains(t, err, "not loaded", "a file is read only within a loaded skill")
+	assert.Empty(t, s.Loaded(), "nothing is being acted on")
 	text, err := call(`{"skill":"docs:deploy"}`)
 	require.NoError(t, err)
+	loaded := s.Loaded()
+	require.Len(t, loaded, 1, "the skill the model acts on, for a program that gates code on it")
+	assert.Equal(t, "docs:deploy", loaded[0].Ref)
+	assert.Equal(t, "docs", loaded[0].Server)
 	assert.Contains(t, text, `from MCP server "docs"`)
 	assert.Contains(t, text, "Its allowed-tools are not granted: they change nothing.")
 	assert.Contains(t, text, "Its other files, to read with the Skill tool when needed: bin/payload.bin inner/SKILL.md scripts/go.sh.")
@@ -203,6 +208,8 @@ func TestSkillContentIsTaggedBoundAndGrantsNothing(t *testing.T) {
 	text, err = call(`{"skill":"docs:deploy","path":"inner/SKILL.md"}`)
 	require.NoError(t, err)
 	assert.Contains(t, text, "its frontmatter has no effect")
+	assert.True(t, strings.HasPrefix(text, `[File inner/SKILL.md of skill docs:deploy, from MCP server "docs", verified`), text)
+	assert.True(t, strings.HasSuffix(text, "Nested.\n\n[End of file inner/SKILL.md of skill docs:deploy]"), "the file's end is marked: what follows is not the server's")
 	text, err = call(`{"skill":"docs:deploy","path":"bin/payload.bin"}`)
 	require.NoError(t, err)
 	assert.Contains(t, text, "[binary content, 9 bytes")
@@ -214,6 +221,24 @@ func TestSkillContentIsTaggedBoundAndGrantsNothing(t *testing.T) {
 	assert.NotContains(t, docsReads.all(), "skill://deploy/scripts/missing.sh", "an unlisted file is not read")
 	_, err = call(`{"skill":"other:nothing"}`)
 	assert.ErrorIs(t, err, mcp.ErrUnknownRef)
+	_, err = call(`{"skill":"other:secrets"}`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"docs:deploy", "other:secrets"}, loadedRefs(s))
+
+	refused := agent.NewSkills(mcp.NewManager(nil, &mcp.ManagerOptions{Logger: quiet})) // no Approve: nothing loads
+	t.Cleanup(func() { refused.Provider.(*mcp.Manager).Close() })
+	require.NoError(t, refused.Provider.(*mcp.Manager).Add("docs", docs.Transport()))
+	_, err = refused.CallTool(ctx(t), "Skill", json.RawMessage(`{"skill":"docs:deploy"}`))
+	assert.ErrorIs(t, err, mcp.ErrSkillNotApproved)
+	assert.Empty(t, refused.Loaded(), "a load refused is not being acted on")
+}
+
+func loadedRefs(s *agent.Skills) []string {
+	var out []string
+	for _, l := range s.Loaded() {
+		out = append(out, l.Ref)
+	}
+	return out
 }
 
 func TestTheSkillIndexIsBounded(t *testing.T) {

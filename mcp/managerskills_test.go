@@ -54,7 +54,7 @@ func waitFor(t *testing.T, ch chan struct{}) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(5 * time.Second):
+	case <-ctx(t).Done():
 		t.Fatal("no notification")
 	}
 }
@@ -162,11 +162,12 @@ func TestAnApprovalIsRevokedWhenTheManifestChanges(t *testing.T) {
 
 	changed := pdfSkill()
 	changed.Files["references/credit-note.md"] = "A file added after the approval.\n"
-	srv.AddSkills(changed)              // and notifications/resources/list_changed
-	require.Eventually(t, func() bool { // the notification reaches the connection's cache
-		skills, err := m.Skills(ctx(t))
-		return err == nil && len(skills) == 1 && len(skills[0].Resources) == 4
-	}, 5*time.Second, time.Millisecond)
+	srv.AddSkills(changed) // and notifications/resources/list_changed
+	waitFor(t, changedCh)  // handled: the connection's cached listing is dropped
+	skills, err := m.Skills(ctx(t))
+	require.NoError(t, err)
+	require.Len(t, skills, 1)
+	require.Len(t, skills[0].Resources, 4)
 
 	ap.d = mcp.SkillDecision{Load: false}
 	_, err = m.LoadSkill(ctx(t), "docs:pdf-processing")
@@ -200,6 +201,58 @@ func TestADynamicSkillIsNeverCoveredByAStoredApproval(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok)
 	assert.Error(t, store.Put(mcp.SkillApproval{Server: "docs", URI: "skill://x/SKILL.md"}), "no approval without a manifest")
+
+	// A store of the program's own that keeps whatever it is given, and
+	// already holds an approval of the skill without a manifest (the
+	// digest of a dynamic skill is ""): it is never asked, never given.
+	held := &keepingApprovals{m: map[[2]string]mcp.SkillApproval{}}
+	held.m[[2]string{"docs", "skill://pdf-processing/SKILL.md"}] = mcp.SkillApproval{Server: "docs", URI: "skill://pdf-processing/SKILL.md", Tools: true}
+	ap = &approver{d: mcp.SkillDecision{Load: true, Remember: true}}
+	m = newManager(t, nil, &mcp.ManagerOptions{Skills: &mcp.SkillOptions{Approve: ap.approve, Approvals: held}})
+	require.NoError(t, m.Add("docs", skillServer(&recorder{}, sk).Transport()))
+	for range 2 {
+		l, err := m.LoadSkill(ctx(t), "docs:pdf-processing")
+		require.NoError(t, err)
+		assert.Nil(t, l.AllowedTools(), "the held approval's grant does not count")
+	}
+	assert.Len(t, ap.asked(), 2, "the held approval covers nothing a dynamic skill serves")
+	assert.Empty(t, held.puts(), "no approval of a dynamic skill is given to the store")
+}
+
+// keepingApprovals keeps every approval it is given, as a program's own
+// store may, recording the Puts.
+type keepingApprovals struct {
+	mu  sync.Mutex
+	m   map[[2]string]mcp.SkillApproval
+	put []mcp.SkillApproval
+}
+
+func (k *keepingApprovals) Get(server, uri string) (mcp.SkillApproval, bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	a, ok := k.m[[2]string{server, uri}]
+	return a, ok, nil
+}
+
+func (k *keepingApprovals) Put(a mcp.SkillApproval) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m[[2]string{a.Server, a.URI}] = a
+	k.put = append(k.put, a)
+	return nil
+}
+
+func (k *keepingApprovals) Delete(server, uri string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, [2]string{server, uri})
+	return nil
+}
+
+func (k *keepingApprovals) puts() []mcp.SkillApproval {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]mcp.SkillApproval(nil), k.put...)
 }
 
 func TestAllowedToolsAreIgnoredUnlessGrantedAndANestedSkillNeedsItsOwnApproval(t *testing.T) {
@@ -352,4 +405,33 @@ func TestSkillApprovalFileKeepsAtMostItsBound(t *testing.T) {
 	assert.False(t, ok, "the oldest is dropped past the bound")
 	_, ok, _ = f.Get("s", "skill://u4095/SKILL.md")
 	assert.True(t, ok)
+}
+
+func TestAVerificationThatFailsDropsTheServersCachedListing(t *testing.T) {
+	noLeaks(t)
+	rec := &recorder{}
+	tampered := pdfSkill() // its FORMS.md is not what the entry says
+	tampered.Entry = func(e *mcp.Skill) { formsOf(e).Digest = "sha256:" + strings.Repeat("0", 64) }
+	stale := mcptest.Skill{Path: "stale", Files: map[string]string{"SKILL.md": "---\nname: stale\ndescription: d\n---\n"},
+		Entry: func(e *mcp.Skill) { e.Resources[0].Size++ }} // its SKILL.md is not
+	m := newManager(t, nil, &mcp.ManagerOptions{Skills: &mcp.SkillOptions{Approve: (&approver{d: mcp.SkillDecision{Load: true}}).approve}})
+	require.NoError(t, m.Add("docs", skillServer(rec, tampered, stale).Transport()))
+	listings := func() int { return len(rec.params("skills/list")) }
+
+	l, err := m.LoadSkill(ctx(t), "docs:pdf-processing")
+	require.NoError(t, err)
+	_, err = m.Skills(ctx(t))
+	require.NoError(t, err)
+	require.Equal(t, 1, listings(), "cached while current")
+	_, err = l.Read(ctx(t), "references/FORMS.md")
+	require.ErrorIs(t, err, mcp.ErrSkillVerification)
+	_, err = m.Skills(ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, 2, listings(), "a file that fails verification: the skill may have changed, listed again")
+
+	_, err = m.LoadSkill(ctx(t), "docs:stale")
+	require.ErrorIs(t, err, mcp.ErrSkillVerification)
+	_, err = m.Skills(ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, 3, listings(), "LoadSkill found the skill in the cache, and the SKILL.md that failed dropped it")
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcplug/mcplug/mcp"
@@ -53,7 +54,7 @@ func TestSkillsAreListedGotAndReadVerifiedInBothEras(t *testing.T) {
 				srv.Versions = mcptest.Modern
 			}
 			c := connectVersion(t, srv, era.version)
-			ctx := ctxTimeout(t, 5*time.Second)
+			ctx := ctx(t)
 
 			require.NotNil(t, c.SkillsCapability())
 			assert.True(t, c.SkillsCapability().DirectoryRead)
@@ -108,7 +109,7 @@ func TestSkillMethodsSendNothingToAServerThatDoesNotDeclareThem(t *testing.T) {
 	noLeaks(t)
 	rec := &recorder{}
 	c := connect(t, (&mcptest.Server{OnMessage: rec.on}).Transport())
-	ctx := ctxTimeout(t, 5*time.Second)
+	ctx := ctx(t)
 	assert.Nil(t, c.SkillsCapability())
 	_, err := c.ListSkills(ctx)
 	assert.ErrorIs(t, err, mcp.ErrNoSkills)
@@ -189,7 +190,7 @@ func TestAHostileSkillServerFailsVerification(t *testing.T) {
 			sk := pdfSkill()
 			sk.Entry = tc.entry
 			c := connect(t, skillServer(rec, sk).Transport())
-			ctx := ctxTimeout(t, 5*time.Second)
+			ctx := ctx(t)
 			skills, err := c.ListSkills(ctx)
 			require.NoError(t, err)
 			require.Len(t, skills, 1)
@@ -211,7 +212,7 @@ func TestADynamicSkillIsReadUnverifiedWithinItsDirectoryAndItsFrontmatterCompare
 	sk := pdfSkill()
 	sk.Dynamic = true
 	c := connect(t, skillServer(rec, sk).Transport())
-	ctx := ctxTimeout(t, 5*time.Second)
+	ctx := ctx(t)
 	skills, err := c.ListSkills(ctx)
 	require.NoError(t, err)
 	require.Len(t, skills, 1)
@@ -598,4 +599,57 @@ func TestADirectoryReadKeepsAtMostTenThousandChildren(t *testing.T) {
 	children, err := c.ReadDirectory(ctx(t), "skill://big/f")
 	require.NoError(t, err)
 	assert.Equal(t, 10000, len(children))
+}
+
+func TestASkillAtTheExtensionsLimitsIsListedAndRead(t *testing.T) {
+	noLeaks(t)
+	const md = "---\nname: big\ndescription: at the limits\n---\nRead data/big.txt.\n"
+	files := map[string]string{"SKILL.md": md}
+	for i := range mcp.MaxSkillResources - 2 {
+		files[fmt.Sprintf("references/part-%03d-of-the-reference-material.md", i)] = "x"
+	}
+	rest := mcp.MaxSkillBytes - len(md) - (mcp.MaxSkillResources - 2)
+	files["data/big.txt"] = strings.Repeat("0123456789abcdef", rest/16) + strings.Repeat("z", rest%16)
+	rec := &recorder{}
+	c := connect(t, skillServer(rec, mcptest.Skill{Path: "big", Files: files}).Transport())
+
+	skills, err := c.ListSkills(ctx(t))
+	require.NoError(t, err)
+	require.Len(t, skills, 1, "512 files and 16 MiB, every host accepts it")
+	var total int64
+	for _, r := range skills[0].Resources {
+		total += r.Size
+	}
+	assert.Len(t, skills[0].Resources, mcp.MaxSkillResources)
+	assert.Equal(t, int64(mcp.MaxSkillBytes), total)
+	for _, p := range []string{"SKILL.md", "data/big.txt", "references/part-509-of-the-reference-material.md"} {
+		uri, err := mcp.ResolveSkillFile(&skills[0], p)
+		require.NoError(t, err)
+		f, err := c.ReadSkillFile(ctx(t), &skills[0], uri)
+		require.NoError(t, err, p)
+		assert.True(t, f.Verified)
+		assert.Equal(t, files[p], string(f.Content))
+	}
+}
+
+func TestAListingOfALongerTTLIsListedAgainAfterAnHour(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{}
+		srv := skillServer(rec, pdfSkill())
+		srv.Versions, srv.SkillsTTLMs = mcptest.Modern, (48 * time.Hour).Milliseconds()
+		c, err := mcp.Connect(context.Background(), srv.Transport(), &mcp.Options{Logger: quiet, ProtocolVersion: "2026-07-28"})
+		require.NoError(t, err)
+		defer c.Close()
+		list := func() {
+			_, err := c.ListSkills(context.Background())
+			require.NoError(t, err)
+		}
+		list()
+		time.Sleep(time.Hour - time.Millisecond) // the bubble's fake time
+		list()
+		assert.Len(t, rec.params("skills/list"), 1, "fresh within the hour")
+		time.Sleep(time.Millisecond)
+		list()
+		assert.Len(t, rec.params("skills/list"), 2, "a ttlMs of two days is taken for an hour")
+	})
 }
