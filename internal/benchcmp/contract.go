@@ -312,7 +312,34 @@ func (d *contractDecoder) members(member func(key []byte) bool) bool {
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
 		return false
 	}
-	d.pos++
+	return d.object(d.plainKey, member)
+}
+
+// plainKey reads the key at d.pos, a string of plain ASCII without
+// escapes, and returns its bytes.
+func (d *contractDecoder) plainKey() ([]byte, bool) {
+	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		return nil, false
+	}
+	start := d.pos + 1
+	i := start
+	for i < len(d.data) && d.data[i] != '"' {
+		if c := d.data[i]; c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			return nil, false
+		}
+		i++
+	}
+	if i >= len(d.data) {
+		return nil, false
+	}
+	d.pos = i + 1
+	return d.data[start:i], true
+}
+
+// object walks the object whose '{' is at d.pos: key reads each key,
+// member its value, with d.pos at it.
+func (d *contractDecoder) object(key func() ([]byte, bool), member func(key []byte) bool) bool {
+	d.pos++ // {
 	d.space()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
@@ -320,29 +347,17 @@ func (d *contractDecoder) members(member func(key []byte) bool) bool {
 	}
 	for {
 		d.space()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		k, ok := key()
+		if !ok {
 			return false
 		}
-		start := d.pos + 1
-		i := start
-		for i < len(d.data) && d.data[i] != '"' {
-			if c := d.data[i]; c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
-				return false
-			}
-			i++
-		}
-		if i >= len(d.data) {
-			return false
-		}
-		key := d.data[start:i]
-		d.pos = i + 1
 		d.space()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return false
 		}
 		d.pos++
 		d.space()
-		if !member(key) {
+		if !member(k) {
 			return false
 		}
 		d.space()
@@ -745,40 +760,7 @@ func (d *contractDecoder) skip(depth int) bool {
 
 // membersAny steps over an object whatever its keys.
 func (d *contractDecoder) membersAny(depth int) bool {
-	d.pos++ // {
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		return true
-	}
-	for {
-		d.space()
-		if !d.skipString() {
-			return false
-		}
-		d.space()
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return false
-		}
-		d.pos++
-		d.space()
-		if !d.skip(depth + 1) {
-			return false
-		}
-		d.space()
-		if d.pos >= len(d.data) {
-			return false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return true
-		default:
-			return false
-		}
-	}
+	return d.object(func() ([]byte, bool) { return nil, d.skipString() }, func([]byte) bool { return d.skip(depth + 1) })
 }
 
 // skipString steps over a string, checking its escapes and that it holds
