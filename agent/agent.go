@@ -114,6 +114,12 @@ type Agent struct {
 	// They reach the Model in Request.Sections, never joined to System.
 	Sections []PromptSection
 
+	// ToolSchemas says what becomes of a tool whose input schema the
+	// Model refuses (see ToolSchemaOptions); nil means the defaults: one
+	// that starts with anyOf, oneOf or allOf is flattened into one
+	// object, as Claude Code does.
+	ToolSchemas *ToolSchemaOptions
+
 	history  []Message
 	tools    *toolSet
 	deferred []mcp.Tool // of this turn
@@ -164,6 +170,7 @@ func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 		Observer:        a.Observer,
 		Output:          a.Output,
 		ToolSearch:      a.ToolSearch,
+		ToolSchemas:     a.ToolSchemas,
 		results:         a.store(),
 	}
 }

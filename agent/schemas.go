@@ -48,16 +48,20 @@ type refused struct {
 }
 
 // checkedTool is what the Agent remembers of a tool's check: the
-// definition checked (its fingerprint) and the result.
+// definition checked (its fingerprint) and the result, with the schema
+// sent in its place when it was flattened.
 type checkedTool struct {
 	print uint64
 	err   error
+	flat  *flattened
 }
 
 // usable divides the tools of a turn into those the model's API takes
 // and those it would refuse (see ToolChecker): a schema that is not a
-// JSON object is refused for every model. Checks are kept by tool, for
-// as long as its definition is the same.
+// JSON object is refused for every model. A tool whose schema starts
+// with anyOf, oneOf or allOf that the Model refuses is flattened (see
+// ToolSchemaOptions) and sent so when the Model takes that. Checks are
+// kept by tool, for as long as its definition is the same.
 func (a *Agent) usable(tools []mcp.Tool) (ok []mcp.Tool, out []refused) {
 	checker, _ := a.Model.(ToolChecker)
 	if a.checked == nil {
@@ -70,15 +74,17 @@ func (a *Agent) usable(tools []mcp.Tool) (ok []mcp.Tool, out []refused) {
 		p := toolPrint(t)
 		c, known := a.checked[t.Name]
 		if !known || c.print != p {
-			c = checkedTool{print: p, err: checkSchema(t)}
-			if c.err == nil && checker != nil {
-				c.err = checker.CheckTool(t)
-			}
+			c = a.check(checker, t)
+			c.print = p
 			a.checked[t.Name] = c
 		}
 		if c.err != nil {
 			out = append(out, refused{name: t.Name, why: c.err.Error()})
 			continue
+		}
+		if c.flat != nil {
+			t.InputSchema = c.flat.schema
+			t.Description = withNote(c.flat.note, t.Description)
 		}
 		ok = append(ok, t)
 	}
@@ -90,6 +96,41 @@ func (a *Agent) usable(tools []mcp.Tool) (ok []mcp.Tool, out []refused) {
 		}
 	}
 	return ok, out
+}
+
+// check is a tool's check: a schema the checker refuses that starts with
+// anyOf, oneOf or allOf is flattened as Claude Code flattens it, merging
+// the differences of anyOf (oneOf) branches first and, when that fails,
+// is refused or is suspect (see suspect), without; the flattened schema
+// is checked in turn.
+func (a *Agent) check(checker ToolChecker, t mcp.Tool) checkedTool {
+	if err := checkSchema(t); err != nil || checker == nil {
+		return checkedTool{err: err}
+	}
+	err := checker.CheckTool(t)
+	used := rootCombinators(t.InputSchema)
+	if err == nil || len(used) == 0 || (a.ToolSchemas != nil && a.ToolSchemas.NoFlatten) {
+		return checkedTool{err: err}
+	}
+	try := func(everyBranch bool) checkedTool {
+		f, err := flatten(t.InputSchema, everyBranch)
+		if err != nil {
+			return checkedTool{err: err}
+		}
+		flat := t
+		flat.InputSchema = f.schema
+		flat.Description = withNote(f.note, t.Description)
+		if err := checker.CheckTool(flat); err != nil {
+			return checkedTool{err: err}
+		}
+		return checkedTool{flat: f}
+	}
+	merging := slices.Contains(used, "anyOf") || slices.Contains(used, "oneOf")
+	c := try(merging)
+	if merging && (c.err != nil || suspect(c.flat.schema)) {
+		c = try(false)
+	}
+	return c
 }
 
 // checkSchema refuses an input schema that is not a JSON object, for any

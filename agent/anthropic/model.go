@@ -161,6 +161,7 @@ func toolParam(t mcp.Tool) (*sdk.ToolParam, error) {
 		in.Properties = map[string]any{}
 	}
 	if req, ok := schema["required"].([]any); ok {
+		in.Required = make([]string, 0, len(req)) // an empty list is sent as one
 		for _, r := range req {
 			if s, ok := r.(string); ok {
 				in.Required = append(in.Required, s)

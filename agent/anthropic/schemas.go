@@ -32,8 +32,9 @@ const draft2020 = "https://json-schema.org/draft/2020-12/schema"
 // names a property otherwise than ^[a-zA-Z0-9_.-]{1,64}$, or that is not
 // a valid JSON Schema (draft 2020-12; a schema that names another draft
 // in $schema is not checked against it). A schema without "type" is
-// sent as an object. These are the checks of Claude Code's, which leaves
-// such a tool out.
+// sent as an object. These are the checks of Claude Code's; the agent
+// flattens a refused schema that starts with a combinator, as Claude Code
+// does, and checks the result (see agent.ToolSchemaOptions).
 func (m *Model) CheckTool(t mcp.Tool) error { return CheckSchema(t.InputSchema) }
 
 // CheckSchema is CheckTool for an input schema alone.
