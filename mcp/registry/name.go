@@ -32,14 +32,7 @@ var nameChars = regexp.MustCompile(`[^a-z0-9_-]+`)
 // server under this one.
 func ConfigName(name string) string {
 	ns, local := splitName(name)
-	labels := strings.Split(ns, ".")
-	switch {
-	case len(labels) > 2 && labels[0] == "io" && (labels[1] == "github" || labels[1] == "gitlab"):
-		labels = labels[2:3]
-	case len(labels) > 1:
-		labels = labels[1:2]
-	}
-	return joinName(labels, local)
+	return joinName(ownerLabels(ns)[:1], local)
 }
 
 // MaxConfigName bounds the longer names of ConfigNames, in bytes.
@@ -56,17 +49,11 @@ const MaxConfigName = 64
 // bytes is cut and ends with those digits.
 func ConfigNames(name string) []string {
 	ns, local := splitName(name)
-	labels := strings.Split(ns, ".")
-	if len(labels) > 2 && labels[0] == "io" && (labels[1] == "github" || labels[1] == "gitlab") {
-		labels = labels[2:]
-	} else if len(labels) > 1 {
-		labels = labels[1:]
-	}
 	sum := sha256.Sum256([]byte(name))
 	hash := hex.EncodeToString(sum[:4])
 	whole := strings.Trim(nameChars.ReplaceAllString(strings.NewReplacer(".", "_", "/", "_").Replace(strings.ToLower(name)), "-"), "-_")
 	out := []string{ConfigName(name)}
-	for _, n := range []string{joinName([]string{strings.Join(labels, "-")}, local), whole, whole + "-" + hash} {
+	for _, n := range []string{joinName(ownerLabels(ns), local), whole, whole + "-" + hash} {
 		if len(n) > MaxConfigName {
 			n = strings.TrimRight(n[:MaxConfigName-len(hash)-1], "-_") + "-" + hash
 		}
@@ -85,6 +72,19 @@ func splitName(name string) (ns, local string) {
 		ns, local = "", ns
 	}
 	return ns, local
+}
+
+// ownerLabels are the namespace's labels after the top-level one, or
+// after "io.github." and "io.gitlab.": the owner, then its subdomains.
+func ownerLabels(ns string) []string {
+	labels := strings.Split(ns, ".")
+	switch {
+	case len(labels) > 2 && labels[0] == "io" && (labels[1] == "github" || labels[1] == "gitlab"):
+		return labels[2:]
+	case len(labels) > 1:
+		return labels[1:]
+	}
+	return labels
 }
 
 // joinName is the owner (the labels, cleaned and joined by '-') and the
