@@ -58,12 +58,21 @@ func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "mcpls:", safe(err.Error()))
 		return 1
 	}
+	cfg, _ := mcp.LoadConfig(c.dir)
+	// The name the user gives is used as given; else the shortest of
+	// the server's names that no other server's entry has.
+	var passed []string
 	if c.name != "" {
 		plan.Name = c.name
+	} else {
+		passed = plan.ChooseName(cfg.Servers)
+		if sc, ok := cfg.Servers[plan.Name]; ok && sc.Scope == c.scope {
+			fmt.Fprintf(stderr, "mcpls: %s is installed already: MCP server %s in %s config runs it\n", safe(s.Name), safe(plan.Name), c.scope)
+			return 1
+		}
 	}
 	// A variable another server's entry names is that server's: setting
 	// it later for the one would hand it to the other.
-	cfg, _ := mcp.LoadConfig(c.dir)
 	taken := map[string]bool{}
 	for _, sc := range cfg.Servers {
 		for _, v := range sc.Variables() {
@@ -95,6 +104,9 @@ func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) i
 	}
 	entry := config.Entry(sc)
 	vars := plan.Variables()
+	for _, n := range passed {
+		fmt.Fprintf(stdout, "The name %q is another server's, in %s config.\n", safe(n), cfg.Servers[n].Scope)
+	}
 	fmt.Fprintf(stdout, "Install %s %s as %q in %s config.\n", safe(s.Name), safe(s.Version), safe(plan.Name), c.scope)
 	if sc.Type == config.TypeStdio {
 		words := make([]string, 0, 1+len(sc.Args))

@@ -163,3 +163,67 @@ func TestAVariableAnotherEntryNamesIsPassedOver(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(user), `"${NEON_MCP_AUTHORIZATION}"`, "the first server keeps its own")
 }
+
+// remoteServer is the server.json of a remote server named name.
+func remoteServer(name, url string) string {
+	return `{"name":"` + name + `","version":"1.0.0","remotes":[{"type":"streamable-http","url":"` + url + `"}]}`
+}
+
+// Two servers whose config names meet are installed under two names:
+// the second takes a longer one, and install says which and why before
+// it writes.
+func TestServersWhoseNamesMeetAreInstalledUnderTwo(t *testing.T) {
+	tests := []struct {
+		name                  string
+		first, second         string
+		firstName, secondName string
+	}{
+		{"a vendor's servers under two subdomains", "com.x.docs/mcp", "com.x.api/mcp", "x-mcp", "x-api-mcp"},
+		{"a GitHub account and a domain of the same name", "io.github.x/y", "com.x/y", "x-y", "com_x_y"},
+		{"a dash that moves between owner and name", "io.github.a-b/c", "io.github.a/b-c", "a-b-c", "io_github_a_b-c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorkspace(t)
+			t.Setenv(registryEnv, fakeRegistry(t, remoteServer(tt.first, "https://one.example/mcp"), remoteServer(tt.second, "https://two.example/mcp")))
+			code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "project", tt.first)
+			require.Equal(t, 0, code, "%s\n%s", out, errs)
+			require.NotContains(t, out, "another server's")
+
+			code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", tt.second)
+			require.Equal(t, 0, code, "%s\n%s", out, errs)
+			before, _, ok := strings.Cut(out, "Added ")
+			require.True(t, ok, out)
+			assert.Contains(t, before, `The name "`+tt.firstName+`" is another server's, in project config.`+"\n"+
+				`Install `+tt.second+` 1.0.0 as "`+tt.secondName+`" in project config.`, "the name and why, before the write")
+			assert.JSONEq(t, `{"type":"http","url":"https://one.example/mcp"}`, string(w.projectEntry(t, tt.firstName)))
+			assert.JSONEq(t, `{"type":"http","url":"https://two.example/mcp"}`, string(w.projectEntry(t, tt.secondName)))
+		})
+	}
+}
+
+// The same server installed again meets its own entry: it is refused as
+// installed, not written again under a longer name; -name installs it
+// under the name given.
+func TestTheSameServerTwiceIsRefusedAsInstalled(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "com.neon/mcp is installed already: MCP server neon-mcp in project config runs it")
+	assert.NotContains(t, out, "Added")
+	b, err := os.ReadFile(filepath.Join(w.project, ".mcp.json"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(b), "mcp.neon.example"), "one entry:\n%s", b)
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "-name", "neon-mcp", "com.neon/mcp")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "MCP server neon-mcp already exists in project config", "a name given is used as given")
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "-name", "neon2", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, string(w.projectEntry(t, "neon2")), "https://mcp.neon.example/mcp")
+}

@@ -278,7 +278,9 @@ func TestInstallFromARegistry(t *testing.T) {
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errs, c.why)
 		}
-		code, _, errs := w.mcpls(t, "n\n", "install", "io.github.example/weather-mcp")
+		// In another scope than its entry's: in the same, it is refused
+		// as installed before anything is asked.
+		code, _, errs := w.mcpls(t, "n\n", "install", "-s", "project", "io.github.example/weather-mcp")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errs, "nothing written")
 	})

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"strings"
@@ -25,21 +27,70 @@ var nameChars = regexp.MustCompile(`[^a-z0-9_-]+`)
 // (com.x.docs/mcp, com.x.api/mcp) or the top-level label (io.github.x/y,
 // com.x/y: a GitHub account and a domain, which need not have one
 // owner), or when a dash moves between owner and name (io.github.a-b/c,
-// io.github.a/b-c). The config then refuses the second as "already
-// exists", and the installer can choose another name.
+// io.github.a/b-c). ConfigNames are the longer names that tell them
+// apart, and Plan.ChooseName takes one when the config has another
+// server under this one.
 func ConfigName(name string) string {
+	ns, local := splitName(name)
+	return joinName(ownerLabels(ns)[:1], local)
+}
+
+// MaxConfigName bounds the longer names of ConfigNames, in bytes.
+const MaxConfigName = 64
+
+// ConfigNames are the config names a server may take, shortest first,
+// each once and each of the characters a Claude Code name accepts:
+// ConfigName; the owner with the namespace's subdomains
+// (com.x.api/mcp → x-api-mcp); the whole name, each '.' and '/' made
+// '_' (io.github.x/y → io_github_x_y, com.x/y → com_x_y,
+// io.github.a-b/c → io_github_a-b_c); and that followed by the first 8
+// hex digits of the SHA-256 of the name as the registry spells it, which
+// no two names share but by chance. A longer name over MaxConfigName
+// bytes is cut and ends with those digits.
+func ConfigNames(name string) []string {
+	ns, local := splitName(name)
+	sum := sha256.Sum256([]byte(name))
+	hash := hex.EncodeToString(sum[:4])
+	whole := strings.Trim(nameChars.ReplaceAllString(strings.NewReplacer(".", "_", "/", "_").Replace(strings.ToLower(name)), "-"), "-_")
+	out := []string{ConfigName(name)}
+	for _, n := range []string{joinName(ownerLabels(ns), local), whole, whole + "-" + hash} {
+		if len(n) > MaxConfigName {
+			n = strings.TrimRight(n[:MaxConfigName-len(hash)-1], "-_") + "-" + hash
+		}
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// splitName is a registry name's namespace and name after the slash,
+// lower case.
+func splitName(name string) (ns, local string) {
 	ns, local, ok := strings.Cut(strings.ToLower(name), "/")
 	if !ok {
 		ns, local = "", ns
 	}
+	return ns, local
+}
+
+// ownerLabels are the namespace's labels after the top-level one, or
+// after "io.github." and "io.gitlab.": the owner, then its subdomains.
+func ownerLabels(ns string) []string {
 	labels := strings.Split(ns, ".")
 	switch {
 	case len(labels) > 2 && labels[0] == "io" && (labels[1] == "github" || labels[1] == "gitlab"):
-		labels = labels[2:3]
+		return labels[2:]
 	case len(labels) > 1:
-		labels = labels[1:2]
+		return labels[1:]
 	}
-	owner := clean(labels[0])
+	return labels
+}
+
+// joinName is the owner (the labels, cleaned and joined by '-') and the
+// local name, as ConfigName joins them.
+func joinName(labels []string, local string) string {
+	owner := clean(strings.Join(labels, "-"))
 	local = clean(local)
 	switch {
 	case owner == "" && local == "":

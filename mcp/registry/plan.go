@@ -2,9 +2,11 @@ package registry
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/distribution/reference"
 	v0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
 	"github.com/modelcontextprotocol/registry/pkg/model"
 
@@ -92,9 +94,10 @@ type Variable struct {
 // Plan is what installing a server writes: an entry whose inputs are yet
 // to be given.
 type Plan struct {
-	// Name is the config name (ConfigName of the server's name); the
-	// caller may change it before Variables and Server, which name the
-	// secrets' variables after it.
+	// Name is the config name (ConfigName of the server's name, or a
+	// longer one of ConfigNames that ChooseName takes); the caller may
+	// change it before Variables and Server, which name the secrets'
+	// variables after it.
 	Name   string
 	JSON   *v0.ServerJSON // what the registry published
 	Source string         // what runs: "npm package @scope/pkg 1.0.2, run by npx"
@@ -329,4 +332,113 @@ func (p *Plan) Variables() []Variable {
 func (p *Plan) Server() (*config.Server, error) {
 	p.nameRefs()
 	return p.entry()
+}
+
+// Installs reports whether the config entry sc is this server's: it
+// runs one of the server.json's packages with the package's runner, at
+// any version (npx with @scope/pkg or @scope/pkg@…, docker with the
+// image at any tag or digest), or it connects to one of its remotes (the
+// remote's URL with any value in each {variable}). What else the entry
+// holds (its inputs, its secrets' variables, its runtime arguments) is
+// the user's and does not count.
+func (p *Plan) Installs(sc *config.Server) bool {
+	switch sc.Type {
+	case config.TypeStdio, "":
+		for i := range p.JSON.Packages {
+			if runsPackage(sc, &p.JSON.Packages[i]) {
+				return true
+			}
+		}
+	default:
+		for _, r := range p.JSON.Remotes {
+			if remoteURL(r).MatchString(sc.URL) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runsPackage reports whether the stdio entry sc runs pkg with its
+// runner, at any version.
+func runsPackage(sc *config.Server, pkg *model.Package) bool {
+	run := runners[pkg.RegistryType]
+	if run == nil || sc.Command != run.command || pkg.Identifier == "" {
+		return false
+	}
+	image := func(s string) string {
+		named, err := reference.ParseNormalizedNamed(s)
+		if err != nil {
+			return ""
+		}
+		return reference.TrimNamed(named).Name()
+	}
+	want := image(pkg.Identifier)
+	for _, a := range sc.Args {
+		if pkg.RegistryType == "oci" {
+			if want != "" && image(a) == want {
+				return true
+			}
+			continue
+		}
+		if i := strings.LastIndex(a, "@"); i > 0 {
+			a = a[:i]
+		}
+		if pkg.RegistryType == "pypi" {
+			a, _, _ = strings.Cut(a, "==")
+		}
+		if strings.EqualFold(a, pkg.Identifier) {
+			return true
+		}
+	}
+	return false
+}
+
+// remoteURL matches the URLs a remote's entry may have: its URL, each
+// {variable} of the remote's any text.
+func remoteURL(r model.Transport) *regexp.Regexp {
+	var re strings.Builder
+	re.WriteString("^")
+	rest := r.URL
+	for {
+		m := placeholder.FindStringSubmatchIndex(rest)
+		if m == nil {
+			break
+		}
+		if _, ok := r.Variables[rest[m[2]:m[3]]]; ok {
+			re.WriteString(regexp.QuoteMeta(rest[:m[0]]) + ".*")
+		} else {
+			re.WriteString(regexp.QuoteMeta(rest[:m[1]]))
+		}
+		rest = rest[m[1]:]
+	}
+	re.WriteString(regexp.QuoteMeta(rest) + "$")
+	return regexp.MustCompile(re.String())
+}
+
+// ChooseName sets p.Name to the first of ConfigNames(p.JSON.Name) that
+// no entry of servers (a config's, by name) has, or that an entry of
+// this same server has (Installs): installing a server twice then meets
+// its own entry, and the config refuses it as existing already, rather
+// than writing it again under a longer name. It returns the names passed
+// over, another server's each, for the installer to say why the name is
+// not ConfigName's. Should every one be another server's, the last is
+// numbered (NAME-2, NAME-3, …).
+func (p *Plan) ChooseName(servers map[string]*config.Server) (passed []string) {
+	free := func(n string) bool { sc, ok := servers[n]; return !ok || p.Installs(sc) }
+	names := ConfigNames(p.JSON.Name)
+	for _, n := range names {
+		if free(n) {
+			p.Name = n
+			return passed
+		}
+		passed = append(passed, n)
+	}
+	last := names[len(names)-1]
+	for i := 2; ; i++ {
+		if n := fmt.Sprintf("%s-%d", last, i); free(n) {
+			p.Name = n
+			return passed
+		}
+	}
 }
