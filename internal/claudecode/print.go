@@ -16,7 +16,10 @@ import (
 // answers "ok" to every request, and returns the requests Claude Code
 // sent, in order; it fails the test if claude fails or sends none. The
 // user's own CLAUDE*, ANTHROPIC* and ENABLE_TOOL_SEARCH variables are left
-// out, Claude Code's background traffic is off, and env is added last.
+// out, Claude Code's background traffic is off, it waits for its MCP
+// servers to connect before its first request (MCP_CONNECTION_NONBLOCKING
+// false: by default a server slower than the first request is "still
+// connecting" and absent from it), and env is added last.
 func Print(t testing.TB, claude, dir string, env ...string) []json.RawMessage {
 	t.Helper()
 	turns := make([]mockllm.Turn, 20)
@@ -38,7 +41,8 @@ func Print(t testing.TB, claude, dir string, env ...string) []json.RawMessage {
 		}
 	}
 	cmd.Env = append(cmd.Env, "ANTHROPIC_BASE_URL="+mock.URL, "ANTHROPIC_API_KEY=sk-mcplug-test",
-		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		"MCP_CONNECTION_NONBLOCKING=false")
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
