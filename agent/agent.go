@@ -310,7 +310,22 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		return result
 	}
 	p, ok := a.tools.routes[use.Name]
-	if !ok && use.Name == SearchToolName && len(a.deferred) > 0 {
+	search := !ok && use.Name == SearchToolName && len(a.deferred) > 0
+	readResult := !ok && use.Name == ReadResultToolName && a.results.has()
+	if !ok && !search && !readResult {
+		return fail(fmt.Errorf("%w %q", ErrUnknownTool, use.Name))
+	}
+	args := use.Input
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := a.checkCall(ctx, use.Name, args); err != nil {
+		if callErr != nil {
+			*callErr = err
+		}
+		return fail(err)
+	}
+	if search {
 		res, err := a.runSearch(use, a.deferred)
 		if err != nil {
 			return fail(err)
@@ -318,20 +333,13 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		result.Content = a.resultBlocks(ctx, "", res)
 		return result
 	}
-	if !ok && use.Name == ReadResultToolName && a.results.has() {
+	if readResult {
 		res, err := a.runReadResult(use)
 		if err != nil {
 			return fail(err)
 		}
 		result.Content = a.resultBlocks(ctx, "", res)
 		return result
-	}
-	if !ok {
-		return fail(fmt.Errorf("%w %q", ErrUnknownTool, use.Name))
-	}
-	args := use.Input
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
 	}
 	res, err := p.CallTool(ctx, use.Name, args)
 	if err != nil {
@@ -346,6 +354,19 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 	result.IsError = res.IsError
 	result.Content = a.resultBlocks(ctx, use.Name, res)
 	return result
+}
+
+// checkCall asks the CallCheckers among a.Tools about a call, in order:
+// the first error refuses it.
+func (a *Agent) checkCall(ctx context.Context, name string, args json.RawMessage) error {
+	for _, p := range a.Tools {
+		if c, ok := p.(CallChecker); ok {
+			if err := c.CheckCall(ctx, name, args); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // resultBlocks turns an MCP result of the tool name into what the model
