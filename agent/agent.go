@@ -122,6 +122,7 @@ type Agent struct {
 	checked     map[string]checkedTool // tool schemas checked, by name
 	results     *resultStore           // results kept in files; a SubAgent shares its parent's
 	ownsResults bool                   // Close removes results
+	checkers    []CallChecker          // a SubAgent's: its parent's
 }
 
 // An Observer sees an Agent's work, for tracing (otelmcp.Observer is
@@ -144,7 +145,9 @@ type Observer interface {
 // limits, a fresh conversation, and only the given tools (none of this
 // agent's providers, so it never starts MCP servers of its own). The
 // results it keeps in files are this agent's: this agent's Close removes
-// them.
+// them. Its calls are checked by this agent's CallCheckers too (see
+// CallChecker), then by those among tools: a skill this agent's model
+// acts on gates the code the sub-agent runs.
 func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 	return &Agent{
 		Model:           a.Model,
@@ -165,6 +168,7 @@ func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 		Output:          a.Output,
 		ToolSearch:      a.ToolSearch,
 		results:         a.store(),
+		checkers:        a.callCheckers(),
 	}
 }
 
@@ -356,17 +360,27 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 	return result
 }
 
-// checkCall asks the CallCheckers among a.Tools about a call, in order:
-// the first error refuses it.
+// checkCall asks the agent's CallCheckers about a call, in order: the
+// first error refuses it.
 func (a *Agent) checkCall(ctx context.Context, name string, args json.RawMessage) error {
-	for _, p := range a.Tools {
-		if c, ok := p.(CallChecker); ok {
-			if err := c.CheckCall(ctx, name, args); err != nil {
-				return err
-			}
+	for _, c := range a.callCheckers() {
+		if err := c.CheckCall(ctx, name, args); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// callCheckers are the parent's CallCheckers, if a is a SubAgent, then
+// those among a.Tools.
+func (a *Agent) callCheckers() []CallChecker {
+	out := slices.Clip(a.checkers)
+	for _, p := range a.Tools {
+		if c, ok := p.(CallChecker); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // resultBlocks turns an MCP result of the tool name into what the model

@@ -24,9 +24,10 @@ type ToolProvider interface {
 // is the call's error result, for the model to see why, and the turn
 // goes on. The checkers among Agent.Tools are asked in order, and the
 // first error stops the others. A call of a tool the agent does not
-// have is not checked: it fails as ErrUnknownTool. Skills is one: it
-// gates the tools that run code on the host while the model acts on a
-// skill of an MCP server.
+// have is not checked: it fails as ErrUnknownTool. A SubAgent's calls
+// are checked by its parent's checkers too. Skills is one: it gates the
+// tools that run code on the host while the model acts on a skill of an
+// MCP server.
 type CallChecker interface {
 	ToolProvider
 	CheckCall(ctx context.Context, name string, args json.RawMessage) error

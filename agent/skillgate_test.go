@@ -219,6 +219,18 @@ func TestASkillLoadedAgainWithAnotherManifestIsAskedForAgain(t *testing.T) {
 	assert.Equal(t, 4, g.calls["Bash"])
 }
 
+func TestASubAgentsCodeIsGatedByItsParentsSkills(t *testing.T) {
+	noLeaks(t)
+	g := newCodeGate(t, nil)
+	parent := &agent.Agent{Tools: []agent.ToolProvider{g.m, g.skills}}
+	g.chat(t, parent, loadDeploy)
+	sub := parent.SubAgent("helper", g.tools())
+	results := g.chat(t, sub, bash, read)
+	assert.True(t, results[0].IsError)
+	assert.Contains(t, agenttest.ResultText(results[0]), "not approved for skill docs:deploy")
+	assert.Equal(t, map[string]int{"Read": 1}, g.calls)
+}
+
 func TestADynamicSkillLoadedAgainIsAskedForAgain(t *testing.T) {
 	noLeaks(t)
 	dynamic := notesSkill()
