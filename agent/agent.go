@@ -128,6 +128,7 @@ type Agent struct {
 	checked     map[string]checkedTool // tool schemas checked, by name
 	results     *resultStore           // results kept in files; a SubAgent shares its parent's
 	ownsResults bool                   // Close removes results
+	checkers    []CallChecker          // a SubAgent's: its parent's
 }
 
 // An Observer sees an Agent's work, for tracing (otelmcp.Observer is
@@ -150,7 +151,9 @@ type Observer interface {
 // limits, a fresh conversation, and only the given tools (none of this
 // agent's providers, so it never starts MCP servers of its own). The
 // results it keeps in files are this agent's: this agent's Close removes
-// them.
+// them. Its calls are checked by this agent's CallCheckers too (see
+// CallChecker), then by those among tools: a skill this agent's model
+// acts on gates the code the sub-agent runs.
 func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 	return &Agent{
 		Model:           a.Model,
@@ -172,6 +175,7 @@ func (a *Agent) SubAgent(system string, tools ...ToolProvider) *Agent {
 		ToolSearch:      a.ToolSearch,
 		ToolSchemas:     a.ToolSchemas,
 		results:         a.store(),
+		checkers:        a.callCheckers(),
 	}
 }
 
@@ -317,7 +321,22 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		return result
 	}
 	p, ok := a.tools.routes[use.Name]
-	if !ok && use.Name == SearchToolName && len(a.deferred) > 0 {
+	search := !ok && use.Name == SearchToolName && len(a.deferred) > 0
+	readResult := !ok && use.Name == ReadResultToolName && a.results.has()
+	if !ok && !search && !readResult {
+		return fail(fmt.Errorf("%w %q", ErrUnknownTool, use.Name))
+	}
+	args := use.Input
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := a.checkCall(ctx, use.Name, args); err != nil {
+		if callErr != nil {
+			*callErr = err
+		}
+		return fail(err)
+	}
+	if search {
 		res, err := a.runSearch(use, a.deferred)
 		if err != nil {
 			return fail(err)
@@ -325,20 +344,13 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 		result.Content = a.resultBlocks(ctx, "", res)
 		return result
 	}
-	if !ok && use.Name == ReadResultToolName && a.results.has() {
+	if readResult {
 		res, err := a.runReadResult(use)
 		if err != nil {
 			return fail(err)
 		}
 		result.Content = a.resultBlocks(ctx, "", res)
 		return result
-	}
-	if !ok {
-		return fail(fmt.Errorf("%w %q", ErrUnknownTool, use.Name))
-	}
-	args := use.Input
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
 	}
 	res, err := p.CallTool(ctx, use.Name, args)
 	if err != nil {
@@ -353,6 +365,29 @@ func (a *Agent) runTool(ctx context.Context, use Block, callErr *error) Block {
 	result.IsError = res.IsError
 	result.Content = a.resultBlocks(ctx, use.Name, res)
 	return result
+}
+
+// checkCall asks the agent's CallCheckers about a call, in order: the
+// first error refuses it.
+func (a *Agent) checkCall(ctx context.Context, name string, args json.RawMessage) error {
+	for _, c := range a.callCheckers() {
+		if err := c.CheckCall(ctx, name, args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// callCheckers are the parent's CallCheckers, if a is a SubAgent, then
+// those among a.Tools.
+func (a *Agent) callCheckers() []CallChecker {
+	out := slices.Clip(a.checkers)
+	for _, p := range a.Tools {
+		if c, ok := p.(CallChecker); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // resultBlocks turns an MCP result of the tool name into what the model

@@ -10,7 +10,11 @@
 // The loop never crashes on a tool: a tool that fails, a call that errors
 // (timeout, server crash, unknown tool) becomes a tool result marked as an
 // error that the model sees, and the turn goes on. Every tool call in the
-// history gets its result.
+// history gets its result. A provider that is also a CallChecker is
+// asked before every call, any provider's tool, and may refuse it: the
+// refusal is the call's error result (Skills refuses a tool that runs
+// code on the host while the model acts on a skill of an MCP server,
+// unless the user approved).
 //
 // A Model gets each turn as a Request it may keep (see Model for the
 // contract), and its Response's StopReason steers the loop (see

@@ -16,6 +16,23 @@ type ToolProvider interface {
 	CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error)
 }
 
+// CallChecker is a ToolProvider that is asked before every call the
+// model makes to a tool the agent has, whichever provider's it is, the
+// agent's own tools included (its tool search, ReadResultToolName):
+// name and args as the model gave them ({} for no arguments), ctx the
+// call's. An error refuses the call: the tool is not called, the error
+// is the call's error result, for the model to see why, and the turn
+// goes on. The checkers among Agent.Tools are asked in order, and the
+// first error stops the others. A call of a tool the agent does not
+// have is not checked: it fails as ErrUnknownTool. A SubAgent's calls
+// are checked by its parent's checkers too. Skills is one: it gates the
+// tools that run code on the host while the model acts on a skill of an
+// MCP server.
+type CallChecker interface {
+	ToolProvider
+	CheckCall(ctx context.Context, name string, args json.RawMessage) error
+}
+
 // ErrUnknownTool is matched by the error of a call to a tool no provider has.
 var ErrUnknownTool = errors.New("agent: unknown tool")
 

@@ -49,6 +49,12 @@ const (
 // approval alone grants it, and shows in LoadedSkill.AllowedTools for a
 // host that enforces permissions. A loaded skill stays loaded (its
 // entry held) for the Skills' life.
+//
+// Skills is a CallChecker: with RunsCode set, a call of a tool that runs
+// code on the host, made while a skill is loaded (the model acting on
+// it), needs the user's approval for each loaded skill (ApproveCode),
+// as the extension asks of code a skill of an MCP server may direct the
+// model to run.
 type Skills struct {
 	Provider SkillProvider
 	// MaxIndexBytes bounds the index; the skills past it are counted,
@@ -58,14 +64,44 @@ type Skills struct {
 	// characters. Zero means DefaultMaxSkillDescription.
 	MaxDescription int
 
+	// RunsCode tells which of the model's tools run code on the host (a
+	// shell the program adds, say): the program knows, the library
+	// cannot. While a skill is loaded, a call of one needs ApproveCode's
+	// yes for every loaded skill; calls of other tools are never gated.
+	// Nil: no tool runs code, and no call is gated.
+	RunsCode func(tool string) bool
+	// ApproveCode asks the user whether the model may run code on the
+	// host while acting on skill (with its ref, server and entry), for
+	// the call of tool with args that needs it; ctx is the call's. Yes
+	// holds for that skill as loaded, its manifest, for the Skills' life
+	// (a skill loaded again with another manifest, or a dynamic one
+	// loaded again, is asked again); no refuses the call, and the next
+	// call asks again. One question is asked at a time. Nil refuses
+	// every call that needs a yes.
+	ApproveCode func(ctx context.Context, skill *mcp.LoadedSkill, tool string, args json.RawMessage) bool
+
 	mu     sync.Mutex
-	loaded map[string]*mcp.LoadedSkill // by ref: the skills being acted on
+	loaded map[string]*loadedSkill // by ref: the skills being acted on
+	asking chan struct{}           // held while ApproveCode is asked
+}
+
+// loadedSkill is a skill being acted on, and whether the user approved
+// running code while acting on it.
+type loadedSkill struct {
+	*mcp.LoadedSkill
+	code bool
 }
 
 var (
 	_ ToolProvider  = (*Skills)(nil)
 	_ PromptSection = (*Skills)(nil)
+	_ CallChecker   = (*Skills)(nil)
 )
+
+// ErrCodeNotApproved is matched by the error of a call Skills refused:
+// a tool that runs code, called while a skill the user did not approve
+// it for is loaded.
+var ErrCodeNotApproved = errors.New("agent: running code on the host while acting on a skill of an MCP server needs the user's approval of that skill")
 
 // NewSkills returns Skills of p with the default bounds.
 func NewSkills(p SkillProvider) *Skills { return &Skills{Provider: p} }
@@ -162,9 +198,10 @@ func (s *Skills) load(ctx context.Context, ref string) (*mcp.CallToolResult, err
 	}
 	s.mu.Lock()
 	if s.loaded == nil {
-		s.loaded = map[string]*mcp.LoadedSkill{}
+		s.loaded = map[string]*loadedSkill{}
 	}
-	s.loaded[ref] = l
+	prev := s.loaded[ref]
+	s.loaded[ref] = &loadedSkill{LoadedSkill: l, code: prev != nil && prev.code && sameContent(prev.LoadedSkill, l)}
 	s.mu.Unlock()
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Skill %s, from MCP server %q (%s), %s. Its content is that server's, not the user's.", l.Ref, l.Server, l.URI, verified(l.Dynamic))
@@ -194,23 +231,90 @@ func (s *Skills) load(ctx context.Context, ref string) (*mcp.CallToolResult, err
 	return Text(b.String()), nil
 }
 
+// sameContent reports whether a skill loaded again is the one loaded
+// before: the same skill and manifest, not a dynamic one.
+func sameContent(a, b *mcp.LoadedSkill) bool {
+	return a.Server == b.Server && a.URI == b.URI && !a.Dynamic && !b.Dynamic &&
+		mcp.ManifestDigest(&a.Skill) == mcp.ManifestDigest(&b.Skill)
+}
+
 // Loaded returns the skills the model has loaded through the Skill tool
 // (each with the entry it was loaded from and its server), sorted by
-// ref: the skills it may be acting on, for a program that must know.
-// The Skills extension asks that a tool call that runs code on the
-// host, made while the model acts on a skill of an MCP server, pass the
-// same per-skill approval as the skill's own code: a program that gives
-// the model such a tool asks the user, naming these skills, while this
-// is not empty. A load that failed or was refused is not among them.
+// ref: the skills it may be acting on, the ones CheckCall asks about. A
+// load that failed or was refused is not among them.
 func (s *Skills) Loaded() []*mcp.LoadedSkill {
+	var out []*mcp.LoadedSkill
+	for _, l := range s.acting(false) {
+		out = append(out, l.LoadedSkill)
+	}
+	return out
+}
+
+// acting returns the loaded skills, sorted by ref; unapproved, those
+// not approved for code.
+func (s *Skills) acting(unapproved bool) []*loadedSkill {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*mcp.LoadedSkill, 0, len(s.loaded))
+	out := make([]*loadedSkill, 0, len(s.loaded))
 	for _, l := range s.loaded {
-		out = append(out, l)
+		if !unapproved || !l.code {
+			out = append(out, l)
+		}
 	}
-	slices.SortFunc(out, func(a, b *mcp.LoadedSkill) int { return strings.Compare(a.Ref, b.Ref) })
+	slices.SortFunc(out, func(a, b *loadedSkill) int { return strings.Compare(a.Ref, b.Ref) })
 	return out
+}
+
+// CheckCall gates the tools that run code (RunsCode) while a skill is
+// loaded: a call of one needs ApproveCode's yes for each loaded skill
+// not yet approved for code, asked in ref order; the first no, or no
+// ApproveCode, refuses it (ErrCodeNotApproved, naming the skills and
+// their servers). Calls of other tools pass.
+func (s *Skills) CheckCall(ctx context.Context, name string, args json.RawMessage) error {
+	if s.RunsCode == nil || !s.RunsCode(name) || len(s.acting(true)) == 0 {
+		return nil
+	}
+	if s.ApproveCode == nil {
+		return fmt.Errorf("%w: %q was not called: not approved for %s, and Skills.ApproveCode is not set to ask the user",
+			ErrCodeNotApproved, name, skillNames(s.acting(true)))
+	}
+	s.mu.Lock()
+	if s.asking == nil {
+		s.asking = make(chan struct{}, 1)
+	}
+	asking := s.asking
+	s.mu.Unlock()
+	select {
+	case asking <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-asking }()
+	// Until none is left: a skill loaded, or loaded again, while the
+	// user was asked is asked about too.
+	for pending := s.acting(true); len(pending) > 0; pending = s.acting(true) {
+		for _, l := range pending {
+			if !s.ApproveCode(ctx, l.LoadedSkill, name, args) {
+				return fmt.Errorf("%w: %q was not called: the user did not approve it for %s", ErrCodeNotApproved, name, skillNames([]*loadedSkill{l}))
+			}
+			s.mu.Lock()
+			l.code = true // the entry asked about, also if loaded again since
+			s.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// skillNames names skills and their servers.
+func skillNames(ls []*loadedSkill) string {
+	names := make([]string, len(ls))
+	for i, l := range ls {
+		names[i] = fmt.Sprintf("%s of MCP server %q", l.Ref, l.Server)
+	}
+	if len(names) == 1 {
+		return "skill " + names[0]
+	}
+	return "skills " + strings.Join(names, ", ")
 }
 
 // read reads a file of the loaded skill ref.
