@@ -162,3 +162,30 @@ func TestAnotherServersEntryIsNotTakenForThisOnes(t *testing.T) {
 		})
 	}
 }
+
+// Every name a server may take is one Claude Code takes, of at most
+// MaxConfigName bytes, and none starts with '-' (a command line would
+// read it as an option): ConfigName's of a long registry name, the
+// longer names of one made of what a name cannot hold, and the numbered
+// name of a long one whose every name is taken.
+func TestEveryNameIsValidAndBounded(t *testing.T) {
+	valid := regexp.MustCompile(`^[a-zA-Z0-9_][a-zA-Z0-9_-]*$`)
+	long := "com.x/" + strings.Repeat("y", 150)
+	for _, name := range []string{long, "io.github." + strings.Repeat("a", 100) + "/b", "", "/", "..../....", "com.x/ü"} {
+		names := append(registry.ConfigNames(name), registry.ConfigName(name))
+		for _, n := range names {
+			assert.Regexp(t, valid, n, "%q", name)
+			assert.LessOrEqual(t, len(n), registry.MaxConfigName, "%q", name)
+		}
+	}
+	servers := map[string]*config.Server{}
+	for _, n := range registry.ConfigNames(long) {
+		servers[n] = &config.Server{Type: config.TypeHTTP, URL: "https://other.example/mcp"}
+	}
+	for range 2 {
+		name, _ := install(t, servers, remoteDoc(long, "https://x.example/mcp"))
+		assert.Regexp(t, valid, name)
+		assert.LessOrEqual(t, len(name), registry.MaxConfigName)
+		servers[name] = &config.Server{Type: config.TypeHTTP, URL: "https://other.example/mcp"}
+	}
+}

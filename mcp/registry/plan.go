@@ -498,7 +498,7 @@ func remoteURL(r model.Transport) (*regexp.Regexp, bool) {
 // than writing it again under a longer name. It returns the names passed
 // over, another server's each, for the installer to say why the name is
 // not ConfigName's. Should every one be another server's, the last is
-// numbered (NAME-2, NAME-3, …).
+// numbered (NAME-2, NAME-3, …, cut to stay within MaxConfigName bytes).
 func (p *Plan) ChooseName(servers map[string]*config.Server) (passed []string) {
 	free := func(n string) bool { sc, ok := servers[n]; return !ok || p.Installs(sc) }
 	names := ConfigNames(p.JSON.Name)
@@ -511,7 +511,12 @@ func (p *Plan) ChooseName(servers map[string]*config.Server) (passed []string) {
 	}
 	last := names[len(names)-1]
 	for i := 2; ; i++ {
-		if n := fmt.Sprintf("%s-%d", last, i); free(n) {
+		suffix := fmt.Sprintf("-%d", i)
+		base := last
+		if len(base)+len(suffix) > MaxConfigName {
+			base = strings.TrimRight(base[:MaxConfigName-len(suffix)], "-_")
+		}
+		if n := base + suffix; free(n) {
 			p.Name = n
 			return passed
 		}
