@@ -119,17 +119,24 @@ func flatten(schema json.RawMessage, everyBranch bool) (*flattened, error) {
 	}
 
 	var props object
+	defined := map[string]bool{}               // the names of props
 	variants := map[string][]json.RawMessage{} // by name, of names an anyOf or oneOf branch defined first
+	tooMany := false
 	merge := func(raw json.RawMessage, compare bool) {
 		defs, ok := members(raw)
-		if !ok {
+		if !ok || tooMany {
 			return
 		}
 		for _, m := range defs {
 			if !propertyName.MatchString(m.key) || !isObject(m.value) {
 				continue
 			}
-			if _, seen := props.get(m.key); !seen {
+			if !defined[m.key] {
+				if len(props) == maxFlattenProperties {
+					tooMany = true
+					return
+				}
+				defined[m.key] = true
 				props = append(props, m)
 				if compare {
 					variants[m.key] = []json.RawMessage{m.value}
@@ -150,7 +157,7 @@ func flatten(schema json.RawMessage, everyBranch bool) (*flattened, error) {
 			}
 		}
 	}
-	if len(props) > maxFlattenProperties {
+	if tooMany {
 		return nil, cannot
 	}
 	for i, m := range props {
@@ -162,18 +169,17 @@ func flatten(schema json.RawMessage, everyBranch bool) (*flattened, error) {
 	}
 	props = jsOrder(props)
 
-	var required []string
+	required := []string{}
+	isRequired := map[string]bool{}
 	need := func(raw json.RawMessage) {
-		var names []json.RawMessage
+		var names []any
 		if json.Unmarshal(raw, &names) != nil {
 			return
 		}
 		for _, n := range names {
-			var name string
-			if json.Unmarshal(n, &name) != nil {
-				continue
-			}
-			if _, ok := props.get(name); ok && !slices.Contains(required, name) {
+			name, ok := n.(string)
+			if ok && defined[name] && !isRequired[name] {
+				isRequired[name] = true
 				required = append(required, name)
 			}
 		}
@@ -202,9 +208,6 @@ func flatten(schema json.RawMessage, everyBranch bool) (*flattened, error) {
 		writeMember(&b, m.key, m.value)
 	}
 	b.WriteString(`},"required":`)
-	if required == nil {
-		required = []string{}
-	}
 	r, _ := json.Marshal(required)
 	b.Write(r)
 	for _, k := range keptKeys {
@@ -232,8 +235,10 @@ func constraintNote(used []string, top object, branches map[string][]json.RawMes
 		k, how = "oneOf", "Provide parameters for exactly one of"
 	}
 	var groups []string
+	named := map[string]bool{}
 	for _, b := range branches[k] {
-		if g, ok := group(b); ok && !slices.Contains(groups, g) {
+		if g, ok := group(b); ok && !named[g] {
+			named[g] = true
 			groups = append(groups, g)
 		}
 	}

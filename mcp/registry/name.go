@@ -23,6 +23,9 @@ var nameChars = regexp.MustCompile(`[^a-z0-9_-]+`)
 //	io.github.github/github-mcp-server  → github-mcp-server
 //	io.github.microsoft/playwright-mcp  → microsoft-playwright-mcp
 //
+// A name over MaxConfigName bytes is cut, as ConfigNames cuts its
+// longer names.
+//
 // Two servers meet when their namespaces differ only in a subdomain
 // (com.x.docs/mcp, com.x.api/mcp) or the top-level label (io.github.x/y,
 // com.x/y: a GitHub account and a domain, which need not have one
@@ -32,7 +35,22 @@ var nameChars = regexp.MustCompile(`[^a-z0-9_-]+`)
 // server under this one.
 func ConfigName(name string) string {
 	ns, local := splitName(name)
-	return joinName(ownerLabels(ns)[:1], local)
+	return bounded(joinName(ownerLabels(ns)[:1], local), nameHash(name))
+}
+
+// nameHash is the first 8 hex digits of the SHA-256 of a registry name.
+func nameHash(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:4])
+}
+
+// bounded is n, or, over MaxConfigName bytes, its start followed by '-'
+// and hash.
+func bounded(n, hash string) string {
+	if len(n) <= MaxConfigName {
+		return n
+	}
+	return strings.TrimRight(n[:MaxConfigName-len(hash)-1], "-_") + "-" + hash
 }
 
 // MaxConfigName bounds the longer names of ConfigNames, in bytes.
@@ -45,19 +63,19 @@ const MaxConfigName = 64
 // '_' (io.github.x/y → io_github_x_y, com.x/y → com_x_y,
 // io.github.a-b/c → io_github_a-b_c); and that followed by the first 8
 // hex digits of the SHA-256 of the name as the registry spells it, which
-// no two names share but by chance. A longer name over MaxConfigName
-// bytes is cut and ends with those digits.
+// no two names share but by chance. A name over MaxConfigName bytes is
+// cut and ends with those digits.
 func ConfigNames(name string) []string {
 	ns, local := splitName(name)
-	sum := sha256.Sum256([]byte(name))
-	hash := hex.EncodeToString(sum[:4])
+	hash := nameHash(name)
 	whole := strings.Trim(nameChars.ReplaceAllString(strings.NewReplacer(".", "_", "/", "_").Replace(strings.ToLower(name)), "-"), "-_")
+	if whole == "" {
+		whole = "server" // as joinName has it
+	}
 	out := []string{ConfigName(name)}
 	for _, n := range []string{joinName(ownerLabels(ns), local), whole, whole + "-" + hash} {
-		if len(n) > MaxConfigName {
-			n = strings.TrimRight(n[:MaxConfigName-len(hash)-1], "-_") + "-" + hash
-		}
-		if n != "" && !slices.Contains(out, n) {
+		n = bounded(n, hash)
+		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}

@@ -116,3 +116,76 @@ func TestEveryNameOfAServerIsTakenBeforeItIsNumbered(t *testing.T) {
 	assert.Len(t, passed, len(registry.ConfigNames("io.github.a/b-c")))
 	assert.Equal(t, passed[len(passed)-1]+"-2", name)
 }
+
+// An entry of another server is not this one's because a server.json
+// says what could describe it: a remote whose host or whole URL is a
+// {variable}, or whose variable stands before a public suffix; a package
+// named as another package's argument or as a runner option's value; a
+// package that cannot be installed. The server takes a name of its own,
+// and the other's stays the other's.
+func TestAnotherServersEntryIsNotTakenForThisOnes(t *testing.T) {
+	withVariable := func(url, variable string) string {
+		return `{"type":"streamable-http","url":"` + url + `","variables":{"` + variable + `":{"isRequired":true}}}`
+	}
+	remotes := func(list ...string) string {
+		return `{"name":"com.x/mcp","remotes":[` + strings.Join(list, ",") + `]}`
+	}
+	pkg := func(typ, id string) string {
+		return `{"name":"com.x/mcp","packages":[{"registryType":"` + typ + `","identifier":"` + id + `","version":"1.0.0","transport":{"type":"stdio"}}]}`
+	}
+	remote := &config.Server{Type: config.TypeHTTP, URL: "https://mcp.other.com/mcp"}
+	tests := []struct {
+		name, server string
+		theirs       *config.Server
+	}{
+		{"a remote whose host is a variable", remotes(withVariable("https://{host}/mcp", "host")), remote},
+		{"a remote whose URL is a variable, beside one installed", remotes(withVariable("{url}", "url"), `{"type":"streamable-http","url":"https://x.example/mcp"}`), remote},
+		{"a remote whose variable stands before a public suffix", remotes(withVariable("https://{name}.com/mcp", "name")), remote},
+		{"an npm package named as another's argument", pkg("npm", "somedir"),
+			&config.Server{Type: config.TypeStdio, Command: "npx", Args: []string{"-y", "@other/mcp@1.0.0", "somedir"}}},
+		{"a PyPI package named as the value of an option of uvx", pkg("pypi", "3.12"),
+			&config.Server{Type: config.TypeStdio, Command: "uvx", Args: []string{"--python", "3.12", "other-mcp"}}},
+		{"an image named as the value of an option of docker", pkg("oci", "host:1.0.0"),
+			&config.Server{Type: config.TypeStdio, Command: "docker", Args: []string{"run", "-i", "--rm", "--network", "host", "other/mcp:1.0.0"}}},
+		{"a package that cannot be installed, beside a remote",
+			`{"name":"com.x/mcp","packages":[{"registryType":"npm","identifier":"-y","version":"1.0.0","transport":{"type":"stdio"}}],"remotes":[{"type":"streamable-http","url":"https://x.example/mcp"}]}`,
+			&config.Server{Type: config.TypeStdio, Command: "npx", Args: []string{"-y", "@other/mcp@1.0.0"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := registry.PlanFor(doc(t, tt.server), nil)
+			require.NoError(t, err)
+			assert.False(t, p.Installs(tt.theirs))
+			passed := p.ChooseName(map[string]*config.Server{"x-mcp": tt.theirs})
+			assert.Equal(t, "com_x_mcp", p.Name)
+			assert.Equal(t, []string{"x-mcp"}, passed, "the other server's name is said")
+		})
+	}
+}
+
+// Every name a server may take is one Claude Code takes, of at most
+// MaxConfigName bytes, and none starts with '-' (a command line would
+// read it as an option): ConfigName's of a long registry name, the
+// longer names of one made of what a name cannot hold, and the numbered
+// name of a long one whose every name is taken.
+func TestEveryNameIsValidAndBounded(t *testing.T) {
+	valid := regexp.MustCompile(`^[a-zA-Z0-9_][a-zA-Z0-9_-]*$`)
+	long := "com.x/" + strings.Repeat("y", 150)
+	for _, name := range []string{long, "io.github." + strings.Repeat("a", 100) + "/b", "", "/", "..../....", "com.x/ü"} {
+		names := append(registry.ConfigNames(name), registry.ConfigName(name))
+		for _, n := range names {
+			assert.Regexp(t, valid, n, "%q", name)
+			assert.LessOrEqual(t, len(n), registry.MaxConfigName, "%q", name)
+		}
+	}
+	servers := map[string]*config.Server{}
+	for _, n := range registry.ConfigNames(long) {
+		servers[n] = &config.Server{Type: config.TypeHTTP, URL: "https://other.example/mcp"}
+	}
+	for range 2 {
+		name, _ := install(t, servers, remoteDoc(long, "https://x.example/mcp"))
+		assert.Regexp(t, valid, name)
+		assert.LessOrEqual(t, len(name), registry.MaxConfigName)
+		servers[name] = &config.Server{Type: config.TypeHTTP, URL: "https://other.example/mcp"}
+	}
+}

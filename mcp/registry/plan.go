@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -9,6 +10,7 @@ import (
 	"github.com/distribution/reference"
 	v0 "github.com/modelcontextprotocol/registry/pkg/api/v0"
 	"github.com/modelcontextprotocol/registry/pkg/model"
+	"golang.org/x/net/publicsuffix"
 
 	"github.com/mcplug/mcplug/mcp/config"
 )
@@ -335,12 +337,16 @@ func (p *Plan) Server() (*config.Server, error) {
 }
 
 // Installs reports whether the config entry sc is this server's: it
-// runs one of the server.json's packages with the package's runner, at
-// any version (npx with @scope/pkg or @scope/pkg@…, docker with the
-// image at any tag or digest), or it connects to one of its remotes (the
-// remote's URL with any value in each {variable}). What else the entry
-// holds (its inputs, its secrets' variables, its runtime arguments) is
-// the user's and does not count.
+// runs one of the server.json's packages that can be installed with the
+// package's runner, at any version (npx with @scope/pkg or @scope/pkg@…
+// as what it runs, docker with the image at any tag or digest), or it
+// connects to one of its remotes (the remote's URL with any value in
+// each {variable}: a segment of the path or the query, or a label of
+// the host before the host's own domain). A remote whose scheme, or
+// whose host but for such labels, is a {variable} names no server of
+// its own, and no entry is its. What else the entry holds (its inputs,
+// its secrets' variables, its runtime arguments) is the user's and does
+// not count.
 func (p *Plan) Installs(sc *config.Server) bool {
 	switch sc.Type {
 	case config.TypeStdio, "":
@@ -351,7 +357,7 @@ func (p *Plan) Installs(sc *config.Server) bool {
 		}
 	default:
 		for _, r := range p.JSON.Remotes {
-			if remoteURL(r).MatchString(sc.URL) {
+			if re, ok := remoteURL(r); ok && re.MatchString(sc.URL) {
 				return true
 			}
 		}
@@ -360,60 +366,129 @@ func (p *Plan) Installs(sc *config.Server) bool {
 }
 
 // runsPackage reports whether the stdio entry sc runs pkg with its
-// runner, at any version.
+// runner, at any version: pkg is one that can be installed (see ref),
+// and the entry's argument that names what the runner runs (see
+// packageArg) names it.
 func runsPackage(sc *config.Server, pkg *model.Package) bool {
 	run := runners[pkg.RegistryType]
-	if run == nil || sc.Command != run.command || pkg.Identifier == "" {
+	if run == nil || sc.Command != run.command {
 		return false
 	}
-	image := func(s string) string {
-		named, err := reference.ParseNormalizedNamed(s)
-		if err != nil {
-			return ""
-		}
-		return reference.TrimNamed(named).Name()
+	if _, err := ref(pkg); err != nil {
+		return false
 	}
-	want := image(pkg.Identifier)
-	for _, a := range sc.Args {
-		if pkg.RegistryType == "oci" {
-			if want != "" && image(a) == want {
-				return true
+	a, ok := packageArg(run, sc.Args)
+	if !ok {
+		return false
+	}
+	if pkg.RegistryType == "oci" {
+		image := func(s string) string {
+			named, err := reference.ParseNormalizedNamed(s)
+			if err != nil {
+				return ""
 			}
-			continue
+			return reference.TrimNamed(named).Name()
 		}
-		if i := strings.LastIndex(a, "@"); i > 0 {
-			a = a[:i]
-		}
-		if pkg.RegistryType == "pypi" {
-			a, _, _ = strings.Cut(a, "==")
-		}
-		if strings.EqualFold(a, pkg.Identifier) {
-			return true
+		want := image(pkg.Identifier)
+		return want != "" && image(a) == want
+	}
+	if i := strings.LastIndex(a, "@"); i > 0 {
+		a = a[:i]
+	}
+	if pkg.RegistryType == "pypi" {
+		a, _, _ = strings.Cut(a, "==")
+	}
+	return strings.EqualFold(a, pkg.Identifier)
+}
+
+// packageArg is the argument of a runner's command line that names what
+// it runs: the first that is neither an option nor the value of one (an
+// option of run.flags that takes a value), after docker's subcommand,
+// run. An argument of the server's own, after it, or an option's value
+// is never taken for it.
+func packageArg(run *runner, args []string) (string, bool) {
+	sub := run.command == "docker"
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "-"):
+			if run.flags[a] {
+				i++
+			}
+		case sub:
+			if a != "run" {
+				return "", false
+			}
+			sub = false
+		default:
+			return a, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // remoteURL matches the URLs a remote's entry may have: its URL, each
-// {variable} of the remote's any text.
-func remoteURL(r model.Transport) *regexp.Regexp {
+// {variable} of the remote's any text of a path segment or the query
+// (what a value escaped as a path segment is), or, in the host, one
+// label of letters, digits and '-', before a literal rest holding the
+// host's registrable domain (https://{tenant}.x.example/mcp). false
+// when the scheme, or the host beyond such labels, is a {variable}
+// (https://{host}/mcp, {url}, https://{a}.com/mcp): the remote names no
+// server of its own, and any URL might match.
+func remoteURL(r model.Transport) (*regexp.Regexp, bool) {
+	isVariable := func(m []int, s string) bool { _, ok := r.Variables[s[m[2]:m[3]]]; return ok }
+	start := strings.Index(r.URL, "://")
+	if start < 0 {
+		return nil, false
+	}
+	start += len("://")
+	end := len(r.URL) // of the authority
+	if i := strings.IndexAny(r.URL[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	lastInHost := -1
+	for _, m := range placeholder.FindAllStringSubmatchIndex(r.URL, -1) {
+		if !isVariable(m, r.URL) {
+			continue
+		}
+		if m[0] < start {
+			return nil, false // in the scheme
+		}
+		if m[0] < end {
+			lastInHost = m[1]
+		}
+	}
+	if lastInHost >= 0 {
+		rest := r.URL[lastInHost:end]
+		if h, _, err := net.SplitHostPort(rest); err == nil {
+			rest = h
+		}
+		dot := strings.IndexByte(rest, '.')
+		if dot < 0 || strings.ContainsAny(rest, "@:[]") {
+			return nil, false
+		}
+		domain := rest[dot+1:]
+		if _, err := publicsuffix.EffectiveTLDPlusOne(domain); err != nil {
+			return nil, false
+		}
+	}
 	var re strings.Builder
 	re.WriteString("^")
-	rest := r.URL
-	for {
-		m := placeholder.FindStringSubmatchIndex(rest)
-		if m == nil {
-			break
+	at := 0
+	for _, m := range placeholder.FindAllStringSubmatchIndex(r.URL, -1) {
+		if !isVariable(m, r.URL) {
+			continue
 		}
-		if _, ok := r.Variables[rest[m[2]:m[3]]]; ok {
-			re.WriteString(regexp.QuoteMeta(rest[:m[0]]) + ".*")
+		re.WriteString(regexp.QuoteMeta(r.URL[at:m[0]]))
+		if m[0] < end {
+			re.WriteString("[A-Za-z0-9-]*")
 		} else {
-			re.WriteString(regexp.QuoteMeta(rest[:m[1]]))
+			re.WriteString("[^/?#]*")
 		}
-		rest = rest[m[1]:]
+		at = m[1]
 	}
-	re.WriteString(regexp.QuoteMeta(rest) + "$")
-	return regexp.MustCompile(re.String())
+	re.WriteString(regexp.QuoteMeta(r.URL[at:]) + "$")
+	return regexp.MustCompile(re.String()), true
 }
 
 // ChooseName sets p.Name to the first of ConfigNames(p.JSON.Name) that
@@ -423,7 +498,7 @@ func remoteURL(r model.Transport) *regexp.Regexp {
 // than writing it again under a longer name. It returns the names passed
 // over, another server's each, for the installer to say why the name is
 // not ConfigName's. Should every one be another server's, the last is
-// numbered (NAME-2, NAME-3, …).
+// numbered (NAME-2, NAME-3, …, cut to stay within MaxConfigName bytes).
 func (p *Plan) ChooseName(servers map[string]*config.Server) (passed []string) {
 	free := func(n string) bool { sc, ok := servers[n]; return !ok || p.Installs(sc) }
 	names := ConfigNames(p.JSON.Name)
@@ -436,7 +511,12 @@ func (p *Plan) ChooseName(servers map[string]*config.Server) (passed []string) {
 	}
 	last := names[len(names)-1]
 	for i := 2; ; i++ {
-		if n := fmt.Sprintf("%s-%d", last, i); free(n) {
+		suffix := fmt.Sprintf("-%d", i)
+		base := last
+		if len(base)+len(suffix) > MaxConfigName {
+			base = strings.TrimRight(base[:MaxConfigName-len(suffix)], "-_")
+		}
+		if n := base + suffix; free(n) {
 			p.Name = n
 			return passed
 		}
