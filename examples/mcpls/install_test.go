@@ -222,6 +222,7 @@ func TestTheSameServerTwiceIsRefusedAsInstalled(t *testing.T) {
 	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "-name", "neon-mcp", "com.neon/mcp")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "MCP server neon-mcp already exists in project config", "a name given is used as given")
+	assert.NotContains(t, out, "Added")
 
 	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "-name", "neon2", "com.neon/mcp")
 	require.Equal(t, 0, code, "%s\n%s", out, errs)
