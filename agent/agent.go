@@ -56,8 +56,9 @@ type Agent struct {
 	MaxResultTokens int
 	// CountTokens, if set, counts a text's tokens as the model does; it
 	// is asked only when four bytes a token leave it in doubt (between
-	// half and four times MaxResultTokens), as Claude Code asks the API.
-	// Without it, a Model that is a TokenCounter is asked.
+	// half and four times MaxResultTokens), as Claude Code asks the API;
+	// a count of zero or less leaves the estimate. Without it, a Model
+	// that is a TokenCounter is asked.
 	CountTokens func(text string) int
 	// ResultDir is where the Agent makes its folder for the results it
 	// keeps in files (os.MkdirTemp: mode 0700, each file 0600; at most

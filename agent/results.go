@@ -71,7 +71,7 @@ func (a *Agent) headBytes() int { return max(a.maxResultTokens()*4/10, 64) }
 // bytes a token, or, when that estimate is neither well under the cap
 // (half of it) nor far past it (four times), the count of CountTokens or
 // of the Model (a TokenCounter), as Claude Code asks the API then. A
-// Model's count that fails leaves the estimate.
+// count that fails, or is not positive, leaves the estimate.
 func (a *Agent) overCap(ctx context.Context, text string, limit int) (int, bool) {
 	est := (len(text) + 3) / 4
 	if est <= limit/2 || est > limit*4 {
@@ -79,7 +79,9 @@ func (a *Agent) overCap(ctx context.Context, text string, limit int) (int, bool)
 	}
 	n := est
 	if a.CountTokens != nil {
-		n = a.CountTokens(text)
+		if counted := a.CountTokens(text); counted > 0 {
+			n = counted
+		}
 	} else if tc, ok := a.Model.(TokenCounter); ok {
 		if counted, err := tc.CountTokens(ctx, text); err == nil && counted > 0 {
 			n = counted

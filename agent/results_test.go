@@ -243,6 +243,8 @@ func TestTheCapOfAResult(t *testing.T) {
 		{"MAX_MCP_OUTPUT_TOKENS raises the cap", "40000", 0, nil, false, false},
 		{"MaxResultTokens over MAX_MCP_OUTPUT_TOKENS", "40000", 20_000, nil, true, false},
 		{"a counter is asked in doubt, and decides", "", 0, func(string) int { return 24_000 }, false, true},
+		{"a count of zero leaves the estimate", "", 0, func(string) int { return 0 }, true, true},
+		{"a negative count leaves the estimate", "", 0, func(string) int { return -1 }, true, true},
 		{"a counter is not asked far under the cap", "", 1_000_000, func(string) int { panic("asked") }, false, false},
 		{"a counter is not asked far past the cap", "", 5_000, func(string) int { panic("asked") }, true, false},
 	}
