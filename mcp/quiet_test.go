@@ -189,3 +189,36 @@ func TestAServerLostIsReportedOnce(t *testing.T) {
 		assert.Equal(t, []string{"mcp: server lost; reconnecting"}, rec.at(slog.LevelWarn))
 	})
 }
+
+// subscriptions/listen, which the library keeps open to a modern server
+// on its own, is no call of the program's: a server lost while only it
+// is in flight is a warning, the only report the program gets.
+func TestAServerLostWithOnlyItsListenOpenIsAWarning(t *testing.T) {
+	noLeaks(t)
+	rec := &records{}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
+	defer m.Close()
+	streams := make(chan mcp.Stream, 2)
+	listening := make(chan struct{}, 2)
+	require.NoError(t, m.Add("calc", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		srv := &mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{
+			"subscriptions/listen": func(*mcptest.Session, *mcptest.Message) { listening <- struct{}{} }, // held open
+		}}
+		st, err := srv.Transport().Connect(ctx)
+		if err == nil {
+			streams <- st
+		}
+		return st, err
+	})))
+	ctx := ctxTimeout(t, time.Minute)
+	require.NoError(t, m.Connect(ctx))
+	first := <-streams
+	<-listening
+	require.NoError(t, first.Close()) // the server goes away with only subscriptions/listen in flight
+	<-streams                         // and is brought back
+	res, err := m.CallTool(ctx, "mcp__calc__echo", map[string]string{"text": "back"})
+	require.NoError(t, err)
+	assert.Equal(t, "back", res.Text())
+	require.NoError(t, m.Close())
+	assert.Equal(t, []string{"mcp: server lost; reconnecting"}, rec.at(slog.LevelWarn))
+}
