@@ -74,10 +74,8 @@ func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) i
 	// A variable another server's entry names is that server's: setting
 	// it later for the one would hand it to the other.
 	taken := map[string]bool{}
-	for _, sc := range cfg.Servers {
-		for _, v := range sc.Variables() {
-			taken[v] = true
-		}
+	for _, v := range cfg.Variables() {
+		taken[v] = true
 	}
 	plan.Taken = func(name string) bool { return taken[name] }
 	fmt.Fprintf(stderr, "%s %s: %s\n", safe(s.Name), safe(s.Version), safe(plan.Source))

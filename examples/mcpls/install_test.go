@@ -164,6 +164,23 @@ func TestAVariableAnotherEntryNamesIsPassedOver(t *testing.T) {
 	assert.Contains(t, string(user), `"${NEON_MCP_AUTHORIZATION}"`, "the first server keeps its own")
 }
 
+// A variable is another server's also when that server's entry is
+// replaced here by an entry of the same name in a narrower scope: the
+// user's entry still runs in every other project, with its variable.
+func TestAVariableOfAnEntryReplacedHereIsPassedOver(t *testing.T) {
+	const lookalike = `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.lookalike.example/mcp","headers":[{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true}]}]}`
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, lookalike))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "user", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	code, out, errs = w.mcpls(t, "", "add", "-s", "local", "-t", "http", "neon-mcp", "https://neon.dev.example/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "io.github.neon-mcp-authorization/neon-mcp-authorization")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, string(w.projectEntry(t, "neon-mcp-authorization")), `"Neon-Mcp-Authorization":"${NEON_MCP_AUTHORIZATION_2}"`)
+}
+
 // remoteServer is the server.json of a remote server named name.
 func remoteServer(name, url string) string {
 	return `{"name":"` + name + `","version":"1.0.0","remotes":[{"type":"streamable-http","url":"` + url + `"}]}`
