@@ -181,6 +181,19 @@ func TestAVariableOfAnEntryReplacedHereIsPassedOver(t *testing.T) {
 	assert.Contains(t, string(w.projectEntry(t, "neon-mcp-authorization")), `"Neon-Mcp-Authorization":"${NEON_MCP_AUTHORIZATION_2}"`)
 }
 
+// A variable another entry names in other letters is passed over too:
+// on Windows, NEON_MCP_AUTHORIZATION and neon_mcp_authorization are one.
+func TestAVariableAnotherEntryNamesInOtherLettersIsPassedOver(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc))
+	code, out, errs := w.mcpls(t, "", "add", "-s", "user", "-t", "http", "other", "https://other.example/mcp", "-H", "Authorization: Bearer ${neon_mcp_authorization}")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, string(w.projectEntry(t, "neon-mcp")), `"Authorization":"${NEON_MCP_AUTHORIZATION_2}"`)
+}
+
 // remoteServer is the server.json of a remote server named name.
 func remoteServer(name, url string) string {
 	return `{"name":"` + name + `","version":"1.0.0","remotes":[{"type":"streamable-http","url":"` + url + `"}]}`
