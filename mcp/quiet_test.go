@@ -222,3 +222,31 @@ func TestAServerLostWithOnlyItsListenOpenIsAWarning(t *testing.T) {
 	require.NoError(t, m.Close())
 	assert.Equal(t, []string{"mcp: server lost; reconnecting"}, rec.at(slog.LevelWarn))
 }
+
+// A call that follows its task between polls is a call in flight too:
+// its next poll fails with the loss, and the loss is logged at Debug.
+func TestAServerLostWhileACallFollowsItsTaskIsNoWarning(t *testing.T) {
+	noLeaks(t)
+	rec := &records{}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
+	defer m.Close()
+	require.NoError(t, m.Add("slow", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		f := newTaskFake(true)
+		f.script = []map[string]any{f.task("working", map[string]any{"pollIntervalMs": 60000})}
+		srv := f.server()
+		get := srv.Handlers["tasks/get"]
+		srv.Handlers["tasks/get"] = func(s *mcptest.Session, m *mcptest.Message) {
+			get(s, m)
+			s.Close() // gone while the call waits for its next poll
+		}
+		srv.Handlers["subscriptions/listen"] = func(*mcptest.Session, *mcptest.Message) {} // held open
+		return srv.Transport().Connect(ctx)
+	})))
+	ctx := ctxTimeout(t, time.Minute)
+	require.NoError(t, m.Connect(ctx))
+	_, err := m.CallTool(ctx, "mcp__slow__slow", nil)
+	require.ErrorIs(t, err, mcp.ErrClosed, "the call is told")
+	require.NoError(t, m.Close())
+	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
+	assert.Contains(t, rec.at(slog.LevelDebug), "mcp: server lost; reconnecting")
+}

@@ -203,6 +203,13 @@ func (w *taskWatch) unfollow(id string, f *followed) {
 	}
 }
 
+// following reports whether a call follows a task now.
+func (w *taskWatch) following() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.byID) > 0
+}
+
 // ids are the tasks followed now.
 func (w *taskWatch) ids() []string {
 	w.mu.Lock()
