@@ -230,7 +230,9 @@ func TestAServerLostWhileACallFollowsItsTaskIsNoWarning(t *testing.T) {
 	rec := &records{}
 	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
 	defer m.Close()
+	connected := make(chan struct{}, 2)
 	require.NoError(t, m.Add("slow", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		connected <- struct{}{}
 		f := newTaskFake(true)
 		f.script = []map[string]any{f.task("working", map[string]any{"pollIntervalMs": 60000})}
 		srv := f.server()
@@ -246,6 +248,8 @@ func TestAServerLostWhileACallFollowsItsTaskIsNoWarning(t *testing.T) {
 	require.NoError(t, m.Connect(ctx))
 	_, err := m.CallTool(ctx, "mcp__slow__slow", nil)
 	require.ErrorIs(t, err, mcp.ErrClosed, "the call is told")
+	<-connected
+	<-connected // brought back: the loss was logged
 	require.NoError(t, m.Close())
 	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
 	assert.Contains(t, rec.at(slog.LevelDebug), "mcp: server lost; reconnecting")

@@ -380,6 +380,9 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 		case <-ctx.Done():
 			timer.Stop()
 			return failed(ctx.Err(), false)
+		case <-c.readOver: // the server went away: no poll will be answered
+			timer.Stop()
+			return failed(c.Err(), false)
 		}
 	}
 }
