@@ -194,6 +194,23 @@ func TestAVariableAnotherEntryNamesInOtherLettersIsPassedOver(t *testing.T) {
 	assert.Contains(t, string(w.projectEntry(t, "neon-mcp")), `"Authorization":"${NEON_MCP_AUTHORIZATION_2}"`)
 }
 
+// A variable another project's local entry names is passed over too:
+// an entry of the user's runs in that project as well.
+func TestAVariableOfAnotherProjectsEntryIsPassedOver(t *testing.T) {
+	const lookalike = `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.lookalike.example/mcp","headers":[{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true}]}]}`
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, lookalike))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "local", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	other := &workspace{home: w.home, project: t.TempDir(), managed: w.managed}
+	other.project, _ = filepath.EvalSymlinks(other.project)
+	require.NoError(t, os.Mkdir(filepath.Join(other.project, ".git"), 0o755))
+	code, out, errs = other.mcpls(t, "", "install", "-y", "-s", "user", "io.github.neon-mcp-authorization/neon-mcp-authorization")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, out, "NEON_MCP_AUTHORIZATION_2  header Neon-Mcp-Authorization, required")
+}
+
 // remoteServer is the server.json of a remote server named name.
 func remoteServer(name, url string) string {
 	return `{"name":"` + name + `","version":"1.0.0","remotes":[{"type":"streamable-http","url":"` + url + `"}]}`

@@ -45,7 +45,9 @@ type Config struct {
 // (see Server.Variables), sorted: for Load's, those of every entry it
 // read, also one replaced by an entry of the same name in another file
 // or scope (a user's server that a local entry replaces here runs in
-// every other project), or not approved. A variable no entry names is
+// every other project), or not approved, and those of the local entries
+// of the other projects in ~/.claude.json (where the user's entries run
+// too). A variable no entry names is
 // one an installer may give a new entry without handing another
 // server's secret to it.
 func (c *Config) Variables() []string {
@@ -261,6 +263,11 @@ func Load(dir string) (*Config, error) {
 				if raw := entry["mcpServers"]; raw != nil {
 					l.merge(l.local, parseServers(raw, path+" (project "+key+")"))
 				}
+			}
+			// The other projects' servers run nowhere here, but an entry of
+			// the user's runs there too: their variables are named.
+			for _, key := range slices.Sorted(maps.Keys(cj.others)) {
+				l.merge(newConfig(), parseServers(cj.others[key], path+" (project "+key+")"))
 			}
 		}
 		path = user.settings
