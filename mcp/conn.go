@@ -183,7 +183,7 @@ type Connection struct {
 	// word past 2 KiB takes 2.25 (the allocator's classes).
 	closing     atomic.Bool
 	sessionOver atomic.Bool // the connection has ended: sessionEnd is called at once
-	endTold     atomic.Bool // the end failed a call in flight: its caller has the cause
+	endTold     atomic.Bool // the end failed a call of the program's in flight: its caller has the cause
 	nextID      atomic.Uint64
 	pending     jsonrpc.Pending
 	disp        atomic.Pointer[dispatcher] // made by the first message the server sends (see dispatcher)
@@ -437,7 +437,11 @@ func (c *Connection) roundTripOnce(ctx context.Context, method string, params an
 // exchange sends request id, with extra _meta members, and waits for its
 // answer (see roundTripOnce).
 func (c *Connection) exchange(ctx context.Context, id uint64, method string, params any, extra []byte) ([]byte, error) {
-	pc, err := c.pending.Add(id)
+	add := c.pending.Add
+	if ctx.Value(backgroundKey{}) != nil {
+		add = c.pending.AddBackground
+	}
+	pc, err := add(id)
 	if err != nil {
 		return nil, err
 	}
@@ -538,6 +542,11 @@ type awaitedKey struct{}
 // probeKey marks the ctx of the era probe's requests, whose refusal is
 // expected (see Operation.Probe).
 type probeKey struct{}
+
+// backgroundKey marks the ctx of a request the connection makes on its
+// own (subscriptions/listen): its failure when the server is lost tells
+// the program nothing (see Connection.endTold).
+type backgroundKey struct{}
 
 // closingCanceller is a Stream that may cancel a request by closing its
 // stream instead of sending notifications/cancelled (Streamable HTTP of

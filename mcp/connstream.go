@@ -157,10 +157,11 @@ func (s *connStream) Serve(line []byte, top ndjson.Top, owned bool) {
 func (s *connStream) Waiting() int { return s.c.pending.Count() }
 
 // End implements jsonrpc.Conn: every pending call fails, and later ones
-// are refused.
+// are refused. A call of the program's had the cause when one was
+// pending, or followed its task (it fails at its next step).
 func (s *connStream) End(err error) {
 	s.c.setCause(err)
-	if s.c.pending.Fail(&closedError{cause: s.c.getCause()}) > 0 {
+	if s.c.pending.Fail(&closedError{cause: s.c.getCause()}) > 0 || s.c.tasks.following() {
 		s.c.endTold.Store(true)
 	}
 }

@@ -189,3 +189,68 @@ func TestAServerLostIsReportedOnce(t *testing.T) {
 		assert.Equal(t, []string{"mcp: server lost; reconnecting"}, rec.at(slog.LevelWarn))
 	})
 }
+
+// subscriptions/listen, which the library keeps open to a modern server
+// on its own, is no call of the program's: a server lost while only it
+// is in flight is a warning, the only report the program gets.
+func TestAServerLostWithOnlyItsListenOpenIsAWarning(t *testing.T) {
+	noLeaks(t)
+	rec := &records{}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
+	defer m.Close()
+	streams := make(chan mcp.Stream, 2)
+	listening := make(chan struct{}, 2)
+	require.NoError(t, m.Add("calc", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		srv := &mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{
+			"subscriptions/listen": func(*mcptest.Session, *mcptest.Message) { listening <- struct{}{} }, // held open
+		}}
+		st, err := srv.Transport().Connect(ctx)
+		if err == nil {
+			streams <- st
+		}
+		return st, err
+	})))
+	ctx := ctxTimeout(t, time.Minute)
+	require.NoError(t, m.Connect(ctx))
+	first := <-streams
+	<-listening
+	require.NoError(t, first.Close()) // the server goes away with only subscriptions/listen in flight
+	<-streams                         // and is brought back
+	res, err := m.CallTool(ctx, "mcp__calc__echo", map[string]string{"text": "back"})
+	require.NoError(t, err)
+	assert.Equal(t, "back", res.Text())
+	require.NoError(t, m.Close())
+	assert.Equal(t, []string{"mcp: server lost; reconnecting"}, rec.at(slog.LevelWarn))
+}
+
+// A call that follows its task between polls is a call in flight too:
+// its next poll fails with the loss, and the loss is logged at Debug.
+func TestAServerLostWhileACallFollowsItsTaskIsNoWarning(t *testing.T) {
+	noLeaks(t)
+	rec := &records{}
+	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
+	defer m.Close()
+	connected := make(chan struct{}, 2)
+	require.NoError(t, m.Add("slow", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
+		connected <- struct{}{}
+		f := newTaskFake(true)
+		f.script = []map[string]any{f.task("working", map[string]any{"pollIntervalMs": 60000})}
+		srv := f.server()
+		get := srv.Handlers["tasks/get"]
+		srv.Handlers["tasks/get"] = func(s *mcptest.Session, m *mcptest.Message) {
+			get(s, m)
+			s.Close() // gone while the call waits for its next poll
+		}
+		srv.Handlers["subscriptions/listen"] = func(*mcptest.Session, *mcptest.Message) {} // held open
+		return srv.Transport().Connect(ctx)
+	})))
+	ctx := ctxTimeout(t, time.Minute)
+	require.NoError(t, m.Connect(ctx))
+	_, err := m.CallTool(ctx, "mcp__slow__slow", nil)
+	require.ErrorIs(t, err, mcp.ErrClosed, "the call is told")
+	<-connected
+	<-connected // brought back: the loss was logged
+	require.NoError(t, m.Close())
+	assert.Empty(t, rec.at(slog.LevelWarn), "logged at Warn or above")
+	assert.Contains(t, rec.at(slog.LevelDebug), "mcp: server lost; reconnecting")
+}

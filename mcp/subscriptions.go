@@ -103,7 +103,7 @@ func (c *Connection) listenLoop() {
 		if !some {
 			return
 		}
-		ctx, cancel := context.WithCancel(c.life())
+		ctx, cancel := context.WithCancel(context.WithValue(c.life(), backgroundKey{}, true))
 		c.listen.mu.Lock()
 		c.listen.restart = cancel
 		c.listen.mu.Unlock()

@@ -203,6 +203,13 @@ func (w *taskWatch) unfollow(id string, f *followed) {
 	}
 }
 
+// following reports whether a call follows a task now.
+func (w *taskWatch) following() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.byID) > 0
+}
+
 // ids are the tasks followed now.
 func (w *taskWatch) ids() []string {
 	w.mu.Lock()
@@ -373,6 +380,9 @@ func (c *Connection) followTask(ctx context.Context, t *Task, progress func(Prog
 		case <-ctx.Done():
 			timer.Stop()
 			return failed(ctx.Err(), false)
+		case <-c.readOver: // the server went away: no poll will be answered
+			timer.Stop()
+			return failed(c.Err(), false)
 		}
 	}
 }

@@ -457,3 +457,27 @@ func TestATaskTTLCanBeAskedFor(t *testing.T) {
 	assert.JSONEq(t, `{"ttl":90000}`, gjson(t, f.calls[1], "task"), "CallTool")
 	assert.JSONEq(t, `{}`, gjson(t, f.calls[2], "task"), "none asked: the server's default")
 }
+
+// A call that follows its task learns at once that the server went
+// away, not at its next poll, which may be 10 s later.
+func TestAServerLostEndsTheFollowOfItsTaskAtOnce(t *testing.T) {
+	parallel(t)
+	noLeaks(t)
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newTaskFake(era.modern)
+			f.script = []map[string]any{f.task("working", map[string]any{"pollIntervalMs": 60000, "pollInterval": 60000})}
+			srv := f.server()
+			get := srv.Handlers["tasks/get"]
+			srv.Handlers["tasks/get"] = func(s *mcptest.Session, m *mcptest.Message) {
+				get(s, m)
+				s.Close() // gone while the call waits for its next poll
+			}
+			srv.Handlers["subscriptions/listen"] = func(*mcptest.Session, *mcptest.Message) {} // held open
+			c := connect(t, srv.Transport())
+			_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "slow", nil) // half the longest poll interval
+			require.ErrorIs(t, err, mcp.ErrClosed)
+			assert.NotErrorIs(t, err, context.DeadlineExceeded)
+		})
+	}
+}

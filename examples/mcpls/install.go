@@ -72,14 +72,13 @@ func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) i
 		}
 	}
 	// A variable another server's entry names is that server's: setting
-	// it later for the one would hand it to the other.
+	// it later for the one would hand it to the other. In any letters:
+	// Windows has one variable of NAME and name.
 	taken := map[string]bool{}
-	for _, sc := range cfg.Servers {
-		for _, v := range sc.Variables() {
-			taken[v] = true
-		}
+	for _, v := range cfg.Variables() {
+		taken[strings.ToUpper(v)] = true
 	}
-	plan.Taken = func(name string) bool { return taken[name] }
+	plan.Taken = func(name string) bool { return taken[strings.ToUpper(name)] }
 	fmt.Fprintf(stderr, "%s %s: %s\n", safe(s.Name), safe(s.Version), safe(plan.Source))
 	for _, n := range plan.Notes {
 		fmt.Fprintf(stderr, "  %s\n", safe(n))

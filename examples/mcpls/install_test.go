@@ -164,6 +164,53 @@ func TestAVariableAnotherEntryNamesIsPassedOver(t *testing.T) {
 	assert.Contains(t, string(user), `"${NEON_MCP_AUTHORIZATION}"`, "the first server keeps its own")
 }
 
+// A variable is another server's also when that server's entry is
+// replaced here by an entry of the same name in a narrower scope: the
+// user's entry still runs in every other project, with its variable.
+func TestAVariableOfAnEntryReplacedHereIsPassedOver(t *testing.T) {
+	const lookalike = `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.lookalike.example/mcp","headers":[{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true}]}]}`
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, lookalike))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "user", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	code, out, errs = w.mcpls(t, "", "add", "-s", "local", "-t", "http", "neon-mcp", "https://neon.dev.example/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "io.github.neon-mcp-authorization/neon-mcp-authorization")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, string(w.projectEntry(t, "neon-mcp-authorization")), `"Neon-Mcp-Authorization":"${NEON_MCP_AUTHORIZATION_2}"`)
+}
+
+// A variable another entry names in other letters is passed over too:
+// on Windows, NEON_MCP_AUTHORIZATION and neon_mcp_authorization are one.
+func TestAVariableAnotherEntryNamesInOtherLettersIsPassedOver(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc))
+	code, out, errs := w.mcpls(t, "", "add", "-s", "user", "-t", "http", "other", "https://other.example/mcp", "-H", "Authorization: Bearer ${neon_mcp_authorization}")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	code, out, errs = w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, string(w.projectEntry(t, "neon-mcp")), `"Authorization":"${NEON_MCP_AUTHORIZATION_2}"`)
+}
+
+// A variable another project's local entry names is passed over too:
+// an entry of the user's runs in that project as well.
+func TestAVariableOfAnotherProjectsEntryIsPassedOver(t *testing.T) {
+	const lookalike = `{"name":"io.github.neon-mcp-authorization/neon-mcp-authorization","version":"1.0.0","remotes":[{"type":"streamable-http","url":"https://mcp.lookalike.example/mcp","headers":[{"name":"Neon-Mcp-Authorization","isRequired":true,"isSecret":true}]}]}`
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc, lookalike))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "local", "com.neon/mcp")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+
+	other := &workspace{home: w.home, project: t.TempDir(), managed: w.managed}
+	other.project, _ = filepath.EvalSymlinks(other.project)
+	require.NoError(t, os.Mkdir(filepath.Join(other.project, ".git"), 0o755))
+	code, out, errs = other.mcpls(t, "", "install", "-y", "-s", "user", "io.github.neon-mcp-authorization/neon-mcp-authorization")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, out, "NEON_MCP_AUTHORIZATION_2  header Neon-Mcp-Authorization, required")
+}
+
 // remoteServer is the server.json of a remote server named name.
 func remoteServer(name, url string) string {
 	return `{"name":"` + name + `","version":"1.0.0","remotes":[{"type":"streamable-http","url":"` + url + `"}]}`

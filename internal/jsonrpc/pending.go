@@ -15,6 +15,8 @@ type Reply struct {
 // Call is a request waiting for its Reply, which arrives once on C.
 type Call struct {
 	C chan Reply // buffered: delivery never blocks the reader
+
+	background bool // registered by AddBackground: Fail does not count it
 }
 
 // Pending maps request ids to the calls waiting for them. The map is
@@ -43,7 +45,13 @@ type pendingShard struct {
 func (p *Pending) shard(id uint64) *pendingShard { return &p.shards[id%pendingShards] }
 
 // Add registers id, or returns the connection's end error.
-func (p *Pending) Add(id uint64) (*Call, error) {
+func (p *Pending) Add(id uint64) (*Call, error) { return p.add(id, false) }
+
+// AddBackground registers id as Add does, for a call the client makes on
+// its own, for no caller of its: Fail does not count it.
+func (p *Pending) AddBackground(id uint64) (*Call, error) { return p.add(id, true) }
+
+func (p *Pending) add(id uint64, background bool) (*Call, error) {
 	pc, _ := p.free.Get().(*Call)
 	if pc == nil {
 		pc = &Call{C: make(chan Reply, 1)}
@@ -58,6 +66,7 @@ func (p *Pending) Add(id uint64) (*Call, error) {
 	if sh.calls == nil {
 		sh.calls = map[uint64]*Call{}
 	}
+	pc.background = background
 	sh.calls[id] = pc
 	p.waiting.Add(1)
 	return pc, nil
@@ -94,7 +103,8 @@ func (p *Pending) Deliver(id uint64, r Reply) (ok bool, waiting int) {
 }
 
 // Fail ends every pending call with err and refuses new ones. It returns
-// how many calls it ended: 0 when Fail was called before.
+// how many calls it ended, those of AddBackground not counted: 0 when
+// Fail was called before.
 func (p *Pending) Fail(err error) int {
 	if p.over.Swap(true) {
 		return 0
@@ -108,7 +118,9 @@ func (p *Pending) Fail(err error) int {
 			pc.C <- Reply{Err: err}
 			delete(sh.calls, id)
 			p.waiting.Add(-1)
-			n++
+			if !pc.background {
+				n++
+			}
 		}
 		sh.mu.Unlock()
 	}

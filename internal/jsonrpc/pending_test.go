@@ -38,8 +38,12 @@ func TestPendingCalls(t *testing.T) {
 			require.NoError(t, err)
 			calls = append(calls, pc)
 		}
+		bg, err := p.AddBackground(100)
+		require.NoError(t, err)
+		calls = append(calls, bg)
 		end := errors.New("ended")
-		p.Fail(end)
+		assert.Equal(t, 2*pendingShards, p.Fail(end), "the calls it ended, the background one not counted")
+		assert.Zero(t, p.Fail(end), "a second Fail ends none")
 		for i, pc := range calls {
 			select {
 			case r := <-pc.C:
@@ -50,9 +54,21 @@ func TestPendingCalls(t *testing.T) {
 		}
 		assert.Zero(t, p.Count())
 		assert.True(t, p.Ended())
-		for id := uint64(100); id < 100+pendingShards; id++ {
+		for id := uint64(200); id < 200+pendingShards; id++ {
 			_, err := p.Add(id)
 			assert.ErrorIs(t, err, end, "id %d", id)
 		}
 	})
+}
+
+// A call released by AddBackground and taken again by Add is counted.
+func TestPendingForgetsACallsBackgroundOnRelease(t *testing.T) {
+	var p Pending
+	bg, err := p.AddBackground(1)
+	require.NoError(t, err)
+	require.True(t, p.Remove(1))
+	p.Release(bg)
+	_, err = p.Add(2)
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.Fail(errors.New("ended")))
 }

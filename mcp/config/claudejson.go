@@ -21,6 +21,9 @@ import (
 type claudeJSON struct {
 	servers  json.RawMessage                       // nil when absent
 	projects map[string]map[string]json.RawMessage // the entries asked for that are present: their members Load reads
+	// others are the "mcpServers" of the other projects' entries, by
+	// project: only the variables they name count (Config.Variables).
+	others   map[string]json.RawMessage
 	warnings []string
 }
 
@@ -112,9 +115,16 @@ func (c *claudeJSON) decodeProjects(dec *jsontext.Decoder, keys []string) error 
 		if err != nil {
 			return err
 		}
-		if !slices.Contains(keys, name.String()) {
-			if err := dec.SkipValue(); err != nil {
+		if key := name.String(); !slices.Contains(keys, key) {
+			servers, err := otherServers(dec)
+			if err != nil {
 				return err
+			}
+			if servers != nil {
+				if c.others == nil {
+					c.others = map[string]json.RawMessage{}
+				}
+				c.others[key] = servers
 			}
 			continue
 		}
@@ -129,6 +139,37 @@ func (c *claudeJSON) decodeProjects(dec *jsontext.Decoder, keys []string) error 
 	}
 	_, err := dec.ReadToken() // '}'
 	return err
+}
+
+// otherServers reads the entry of a project Load does not read for, and
+// returns its "mcpServers" (the last, as in JSON.parse), or nil.
+func otherServers(dec *jsontext.Decoder) (json.RawMessage, error) {
+	if dec.PeekKind() != '{' {
+		return nil, dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, err
+	}
+	var servers json.RawMessage
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		if name.String() != "mcpServers" {
+			if err := dec.SkipValue(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		servers = json.RawMessage(slices.Clone(v))
+	}
+	_, err := dec.ReadToken() // '}'
+	return servers, err
 }
 
 // decodeProject reads the entry of project key: the members of

@@ -41,6 +41,28 @@ type Config struct {
 	layers *layers // Load's scopes, before they were merged
 }
 
+// Variables are the environment variables the config's entries name
+// (see Server.Variables), sorted: for Load's, those of every entry it
+// read, also one replaced by an entry of the same name in another file
+// or scope (a user's server that a local entry replaces here runs in
+// every other project), or not approved, and those of the local entries
+// of the other projects in ~/.claude.json (where the user's entries run
+// too). A variable no entry names is
+// one an installer may give a new entry without handing another
+// server's secret to it.
+func (c *Config) Variables() []string {
+	named := map[string]bool{}
+	if c.layers != nil {
+		maps.Copy(named, c.layers.named)
+	}
+	for _, sc := range c.Servers {
+		for _, v := range sc.vars {
+			named[v] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(named))
+}
+
 // Names returns the server names, sorted.
 func (c *Config) Names() []string {
 	return slices.Sorted(maps.Keys(c.Servers))
@@ -226,7 +248,7 @@ func Load(dir string) (*Config, error) {
 		if cj != nil {
 			l.warnings = append(l.warnings, prefixed(path, cj.warnings)...)
 			if cj.servers != nil {
-				l.user.Merge(parseServers(cj.servers, path))
+				l.merge(l.user, parseServers(cj.servers, path))
 			}
 			for _, key := range ws.keys() {
 				entry := cj.projects[key]
@@ -239,13 +261,18 @@ func Load(dir string) (*Config, error) {
 				}
 				l.workspaceApprovals.read(entry)
 				if raw := entry["mcpServers"]; raw != nil {
-					l.local.Merge(parseServers(raw, path+" (project "+key+")"))
+					l.merge(l.local, parseServers(raw, path+" (project "+key+")"))
 				}
+			}
+			// The other projects' servers run nowhere here, but an entry of
+			// the user's runs there too: their variables are named.
+			for _, key := range slices.Sorted(maps.Keys(cj.others)) {
+				l.merge(newConfig(), parseServers(cj.others[key], path+" (project "+key+")"))
 			}
 		}
 		path = user.settings
 		if b := readFile(path, maxUserFileSize, false); b != nil {
-			l.user.Merge(parseConfig(b, path, true))
+			l.merge(l.user, parseConfig(b, path, true))
 			m := l.settings(path, b)
 			l.userApprovals.read(m)
 			l.perms.add(ScopeUser, path, m)
@@ -256,7 +283,7 @@ func Load(dir string) (*Config, error) {
 		if b := readFile(path, maxProjectFileSize, false); b != nil {
 			m := l.settings(path, b)
 			if key == ws.Dir {
-				l.project.Merge(parseConfig(b, path, true))
+				l.merge(l.project, parseConfig(b, path, true))
 				l.perms.add(ScopeProject, path, m)
 			}
 			l.workspaceApprovals.read(m)
@@ -264,7 +291,7 @@ func Load(dir string) (*Config, error) {
 	}
 	for _, path := range mcpJSONFiles(ws.Dir) {
 		if b := readFile(path, maxProjectFileSize, filepath.Dir(path) != ws.Dir); b != nil {
-			l.project.Merge(parseConfig(b, path, false))
+			l.merge(l.project, parseConfig(b, path, false))
 		}
 	}
 	for _, key := range ws.keys() {
@@ -362,6 +389,21 @@ type layers struct {
 	perms                permissionFiles  // the permission rules of the settings files
 	errors               []*Error
 	warnings             []string
+	named                map[string]bool // the variables of every entry read (see Config.Variables)
+}
+
+// merge merges src into the scope dst, and keeps the variables its
+// entries name, also of those a later entry of the same name replaces.
+func (l *layers) merge(dst, src *Config) {
+	if l.named == nil {
+		l.named = map[string]bool{}
+	}
+	for _, sc := range src.Servers {
+		for _, v := range sc.vars {
+			l.named[v] = true
+		}
+	}
+	dst.Merge(src)
 }
 
 // decide is what the settings say of the project server name when the

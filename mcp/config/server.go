@@ -108,8 +108,9 @@ type writtenEntry struct {
 }
 
 // Variables are the environment variables the entry names (${VAR} and
-// ${VAR:-default}, in any string it expands), sorted: what it takes of
-// the environment of the program that loads it. Nil for a Server made in
+// ${VAR:-default}, in any string it expands, and $VAR and ${VAR} in its
+// headersHelper, which the shell expands), sorted: what it takes of the
+// environment of the program that loads it. Nil for a Server made in
 // code.
 func (sc *Server) Variables() []string { return slices.Clone(sc.vars) }
 
@@ -213,6 +214,9 @@ func (sc *Server) expand(lookup func(string) (string, bool)) error {
 	for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
 		sc.Headers[k] = ex("headers."+k, sc.Headers[k])
 	}
+	// The headersHelper is not expanded: the shell that runs it reads
+	// the environment itself.
+	namedInShell(sc.HeadersHelper, named)
 	if o := sc.OAuth; o != nil {
 		for _, f := range o.stringFields() {
 			*f.p = ex("oauth."+f.key, *f.p)
@@ -244,6 +248,29 @@ func namedIn(s string, named map[string]bool, depth int) {
 			namedIn(def, named, depth+1)
 		}
 		s = s[i+2+end+1:]
+	}
+}
+
+// namedInShell adds to named the variables a shell command names:
+// each $NAME and ${NAME…} (NAME a letter or '_', then letters, digits
+// and '_'), quoted or not, the shell's own ($1, $$, $?) left out.
+func namedInShell(s string, named map[string]bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if j < len(s) && s[j] == '{' {
+			j++
+		}
+		k := j
+		for k < len(s) && (s[k] == '_' || 'a' <= s[k] && s[k] <= 'z' || 'A' <= s[k] && s[k] <= 'Z' || k > j && '0' <= s[k] && s[k] <= '9') {
+			k++
+		}
+		if k > j {
+			named[s[j:k]] = true
+		}
+		i = k - 1
 	}
 }
 

@@ -129,12 +129,16 @@ func TestVariablesAreWhatAnEntryNames(t *testing.T) {
 		"s": {"command": "${MCPLUG_TEST_SET}", "args": ["--k=${MCPLUG_TEST_UNSET_A}-${MCPLUG_TEST_UNSET_B}"],
 			"env": {"K": "${MCPLUG_TEST_SET:-${MCPLUG_TEST_DEFAULT}}"}},
 		"h": {"type": "http", "url": "https://h.example/${MCPLUG_TEST_PATH:-mcp}", "headers": {"Authorization": "Bearer ${MCPLUG_TEST_TOKEN}"}},
-		"none": {"command": "x"}
+		"none": {"command": "x"},
+		"helper": {"type": "http", "url": "https://${MCPLUG_TEST_HOST:-h.example}/mcp",
+			"headersHelper": "printf '{\"Authorization\": \"Bearer %s\"}' \"$MCPLUG_TEST_TOKEN\" ${MCPLUG_TEST_HEADER:-x} $_mcplug_test_2 $1 $$ $ {X}"}
 	}}`), "test.json")
 	require.NotNil(t, cfg.Servers["s"].Err, "an unset variable fails the entry")
 	assert.Equal(t, []string{"MCPLUG_TEST_DEFAULT", "MCPLUG_TEST_SET", "MCPLUG_TEST_UNSET_A", "MCPLUG_TEST_UNSET_B"}, cfg.Servers["s"].Variables(),
 		"every name, set or not, a default's too, also after one that is not set")
 	assert.Equal(t, []string{"MCPLUG_TEST_PATH", "MCPLUG_TEST_TOKEN"}, cfg.Servers["h"].Variables())
 	assert.Empty(t, cfg.Servers["none"].Variables())
+	assert.Equal(t, []string{"MCPLUG_TEST_HEADER", "MCPLUG_TEST_HOST", "MCPLUG_TEST_TOKEN", "_mcplug_test_2"}, cfg.Servers["helper"].Variables(),
+		"the headersHelper's, as the shell that runs it reads them")
 	assert.Empty(t, (&config.Server{Command: "${X}"}).Variables(), "a Server made in code was read from no entry")
 }

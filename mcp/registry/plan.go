@@ -112,7 +112,8 @@ type Plan struct {
 	// names the environment variable name already: Variables and Server
 	// pass such a name over (NAME_2, NAME_3, …), so that the user's
 	// secret for one server never goes to another whose variable is
-	// spelt the same.
+	// spelt the same (in any letters, for Windows, where NAME and name
+	// are one variable).
 	Taken func(name string) bool
 
 	slots []*slot
