@@ -165,45 +165,28 @@ func TestAServerLostIsReportedOnce(t *testing.T) {
 		assert.Contains(t, rec.at(slog.LevelDebug), "mcp: server lost; reconnecting")
 	})
 	t.Run("a server lost between calls is a warning", func(t *testing.T) {
-		noLeaks(t)
-		rec := &records{}
-		m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
-		defer m.Close()
-		streams := make(chan mcp.Stream, 2)
-		require.NoError(t, m.Add("calc", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
-			st, err := (&mcptest.Server{}).Transport().Connect(ctx)
-			if err == nil {
-				streams <- st
-			}
-			return st, err
-		})))
-		ctx := ctxTimeout(t, time.Minute)
-		require.NoError(t, m.Connect(ctx))
-		first := <-streams
-		require.NoError(t, first.Close()) // the server goes away with no call in flight
-		<-streams                         // and is brought back
-		res, err := m.CallTool(ctx, "mcp__calc__echo", map[string]string{"text": "back"})
-		require.NoError(t, err)
-		assert.Equal(t, "back", res.Text())
-		require.NoError(t, m.Close())
-		assert.Equal(t, []string{"mcp: server lost; reconnecting"}, rec.at(slog.LevelWarn))
+		lostBetweenCalls(t, &mcptest.Server{}, nil)
+	})
+	// subscriptions/listen, which the library keeps open to a modern
+	// server on its own, is no call of the program's.
+	t.Run("a server lost with only its listen open is a warning", func(t *testing.T) {
+		listening := make(chan struct{}, 2)
+		lostBetweenCalls(t, &mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{
+			"subscriptions/listen": func(*mcptest.Session, *mcptest.Message) { listening <- struct{}{} }, // held open
+		}}, listening)
 	})
 }
 
-// subscriptions/listen, which the library keeps open to a modern server
-// on its own, is no call of the program's: a server lost while only it
-// is in flight is a warning, the only report the program gets.
-func TestAServerLostWithOnlyItsListenOpenIsAWarning(t *testing.T) {
+// lostBetweenCalls connects a Manager to srv, closes the stream with no
+// call of the program's in flight (once listening has a value, unless it
+// is nil), and checks that the loss is logged at Warn, once.
+func lostBetweenCalls(t *testing.T, srv *mcptest.Server, listening <-chan struct{}) {
 	noLeaks(t)
 	rec := &records{}
 	m := mcp.NewManager(nil, &mcp.ManagerOptions{Logger: slog.New(rec), RestartBackoff: time.Millisecond})
 	defer m.Close()
 	streams := make(chan mcp.Stream, 2)
-	listening := make(chan struct{}, 2)
 	require.NoError(t, m.Add("calc", mcp.TransportFunc(func(ctx context.Context) (mcp.Stream, error) {
-		srv := &mcptest.Server{Versions: mcptest.Modern, Handlers: map[string]mcptest.Handler{
-			"subscriptions/listen": func(*mcptest.Session, *mcptest.Message) { listening <- struct{}{} }, // held open
-		}}
 		st, err := srv.Transport().Connect(ctx)
 		if err == nil {
 			streams <- st
@@ -213,8 +196,10 @@ func TestAServerLostWithOnlyItsListenOpenIsAWarning(t *testing.T) {
 	ctx := ctxTimeout(t, time.Minute)
 	require.NoError(t, m.Connect(ctx))
 	first := <-streams
-	<-listening
-	require.NoError(t, first.Close()) // the server goes away with only subscriptions/listen in flight
+	if listening != nil {
+		<-listening
+	}
+	require.NoError(t, first.Close()) // the server goes away with no call of the program's in flight
 	<-streams                         // and is brought back
 	res, err := m.CallTool(ctx, "mcp__calc__echo", map[string]string{"text": "back"})
 	require.NoError(t, err)
