@@ -58,7 +58,14 @@ func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "mcpls:", safe(err.Error()))
 		return 1
 	}
+	// Load's error also holds each entry's own (a variable unset, say),
+	// which leaves the entry's names known; a file that cannot be read
+	// whole does not, and a variable of its entries might be given again.
 	cfg, _ := mcp.LoadConfig(c.dir)
+	if len(cfg.Errors) > 0 {
+		fmt.Fprintf(stderr, "mcpls: cannot tell which variables the config's entries name: %s\n", safe(errors.Join(errorList(cfg.Errors)...).Error()))
+		return 1
+	}
 	// The name the user gives is used as given; else the shortest of
 	// the server's names that no other server's entry has.
 	var passed []string
@@ -172,4 +179,13 @@ func installCommand(ctx context.Context, c *cmdLine, stdout, stderr io.Writer) i
 		}
 	}
 	return 0
+}
+
+// errorList is the config's errors as errors.
+func errorList(list []*config.Error) []error {
+	out := make([]error, len(list))
+	for i, e := range list {
+		out[i] = e
+	}
+	return out
 }

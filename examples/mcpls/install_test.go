@@ -275,3 +275,19 @@ func TestTheSameServerTwiceIsRefusedAsInstalled(t *testing.T) {
 	require.Equal(t, 0, code, "%s\n%s", out, errs)
 	assert.Contains(t, string(w.projectEntry(t, "neon2")), "https://mcp.neon.example/mcp")
 }
+
+// A config that cannot be read whole cannot say which variables its
+// entries name: install writes nothing rather than risk giving a new
+// server a variable another entry takes its secret from.
+func TestInstallRefusesAConfigItCannotReadWhole(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv(registryEnv, fakeRegistry(t, neonDoc))
+	claudeJSON := filepath.Join(w.home, ".claude.json")
+	require.NoError(t, os.WriteFile(claudeJSON, []byte(`{"mcpServers": {`), 0o600))
+	code, out, errs := w.mcpls(t, "", "install", "-y", "-s", "project", "com.neon/mcp")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "mcpls: cannot tell which variables the config's entries name")
+	assert.Contains(t, errs, claudeJSON)
+	assert.NotContains(t, out, "Added")
+	assert.NoFileExists(t, filepath.Join(w.project, ".mcp.json"))
+}
