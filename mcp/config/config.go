@@ -54,6 +54,13 @@ func (c *Config) Variables() []string {
 	named := map[string]bool{}
 	if c.layers != nil {
 		maps.Copy(named, c.layers.named)
+		for _, key := range slices.Sorted(maps.Keys(c.layers.others)) {
+			for _, sc := range parseServers(c.layers.others[key], "project "+key).Servers {
+				for _, v := range sc.vars {
+					named[v] = true
+				}
+			}
+		}
 	}
 	for _, sc := range c.Servers {
 		for _, v := range sc.vars {
@@ -265,10 +272,8 @@ func Load(dir string) (*Config, error) {
 				}
 			}
 			// The other projects' servers run nowhere here, but an entry of
-			// the user's runs there too: their variables are named.
-			for _, key := range slices.Sorted(maps.Keys(cj.others)) {
-				l.merge(newConfig(), parseServers(cj.others[key], path+" (project "+key+")"))
-			}
+			// the user's runs there too: Variables names theirs, read then.
+			l.others = cj.others
 		}
 		path = user.settings
 		if b := readFile(path, maxUserFileSize, false); b != nil {
@@ -389,7 +394,8 @@ type layers struct {
 	perms                permissionFiles  // the permission rules of the settings files
 	errors               []*Error
 	warnings             []string
-	named                map[string]bool // the variables of every entry read (see Config.Variables)
+	named                map[string]bool            // the variables of every entry read (see Config.Variables)
+	others               map[string]json.RawMessage // the other projects' mcpServers in ~/.claude.json, by project
 }
 
 // merge merges src into the scope dst, and keeps the variables its
