@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -459,25 +460,29 @@ func TestATaskTTLCanBeAskedFor(t *testing.T) {
 }
 
 // A call that follows its task learns at once that the server went
-// away, not at its next poll, which may be 10 s later.
+// away, not at its next poll, which may be 10 s later: in fake time, the
+// call's 5 s would end first.
 func TestAServerLostEndsTheFollowOfItsTaskAtOnce(t *testing.T) {
-	parallel(t)
 	noLeaks(t)
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			f := newTaskFake(era.modern)
-			f.script = []map[string]any{f.task("working", map[string]any{"pollIntervalMs": 60000, "pollInterval": 60000})}
-			srv := f.server()
-			get := srv.Handlers["tasks/get"]
-			srv.Handlers["tasks/get"] = func(s *mcptest.Session, m *mcptest.Message) {
-				get(s, m)
-				s.Close() // gone while the call waits for its next poll
-			}
-			srv.Handlers["subscriptions/listen"] = func(*mcptest.Session, *mcptest.Message) {} // held open
-			c := connect(t, srv.Transport())
-			_, err := c.CallTool(ctxTimeout(t, 5*time.Second), "slow", nil) // half the longest poll interval
-			require.ErrorIs(t, err, mcp.ErrClosed)
-			assert.NotErrorIs(t, err, context.DeadlineExceeded)
+			synctest.Test(t, func(t *testing.T) {
+				f := newTaskFake(era.modern)
+				f.script = []map[string]any{f.task("working", map[string]any{"pollIntervalMs": 60000, "pollInterval": 60000})}
+				srv := f.server()
+				get := srv.Handlers["tasks/get"]
+				srv.Handlers["tasks/get"] = func(s *mcptest.Session, m *mcptest.Message) {
+					get(s, m)
+					s.Close() // gone while the call waits for its next poll
+				}
+				srv.Handlers["subscriptions/listen"] = func(*mcptest.Session, *mcptest.Message) {} // held open
+				c := connect(t, srv.Transport())
+				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second) // half the longest poll interval
+				defer cancel()
+				_, err := c.CallTool(ctx, "slow", nil)
+				require.ErrorIs(t, err, mcp.ErrClosed)
+				assert.NotErrorIs(t, err, context.DeadlineExceeded)
+			})
 		})
 	}
 }
