@@ -58,9 +58,8 @@ var localRef = regexp.MustCompile(`^#/(\$defs|definitions)/([^/]+)$`)
 // flattened is an input schema whose top-level combinators were merged
 // into one object, and the note that tells the model what they required.
 type flattened struct {
-	schema      json.RawMessage
-	note        string
-	combinators []string
+	schema json.RawMessage
+	note   string
 }
 
 // rootCombinators are the combinators the schema starts with, in merge
@@ -221,7 +220,7 @@ func flatten(schema json.RawMessage, everyBranch bool) (*flattened, error) {
 	}
 	b.WriteByte('}')
 	anyOrOne := slices.Contains(used, "anyOf") || slices.Contains(used, "oneOf")
-	return &flattened{schema: b.Bytes(), note: constraintNote(used, top, branches, anyOrOne), combinators: used}, nil
+	return &flattened{schema: b.Bytes(), note: constraintNote(used, top, branches, anyOrOne)}, nil
 }
 
 // constraintNote is what the model is told of the branches flattened,
